@@ -1,0 +1,229 @@
+"""The institution config (interfaces.md §2): one YAML file describes one institution.
+
+Validation errors name the offending field (``sources[1].kind: ...``) so an IT team adapting the
+file to its own site sees at once what to fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+DEMO_CONFIG_PATH = Path(str(resources.files("advisor.demo_college") / "institution.yaml"))
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the file and the field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Selectors(_Strict):
+    """CSS selectors for one source's pages; ``None`` means "use the sensible defaults"."""
+
+    content: str | None = None
+    title: str | None = None
+    date: str | None = None
+    breadcrumb: str | None = None
+    faq_item: str | None = None
+    faq_question: str | None = None
+    faq_answer: str | None = None
+    remove: tuple[str, ...] = ()  # extra boilerplate to drop, on top of the defaults
+
+    @model_validator(mode="after")
+    def _selectors_parse(self) -> "Selectors":
+        from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
+        probe = LexborHTMLParser("<p></p>")
+        for name, value in self.model_dump().items():
+            for selector in value if isinstance(value, tuple) else [value]:
+                if selector is None:
+                    continue
+                try:
+                    probe.css(selector)
+                except SelectolaxError:
+                    raise ValueError(f"{name}: invalid CSS selector {selector!r}") from None
+        return self
+
+
+class Source(_Strict):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    kind: Literal["html", "pdf", "board", "faq"]
+    seeds: Annotated[tuple[str, ...], Field(min_length=1)]
+    allow: tuple[str, ...] = ()  # regexes a URL must match to be crawled; empty = seeds' prefixes
+    documents: tuple[str, ...] = ()  # regexes of URLs that become documents; empty = all crawled
+    collection: Literal["static", "dynamic"] = "static"
+    selectors: Selectors = Selectors()
+    max_pages: Annotated[int, Field(gt=0)] = 2000
+    expire_after_days: Annotated[int, Field(gt=0)] | None = None
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds_are_http(cls, seeds: tuple[str, ...]) -> tuple[str, ...]:
+        for seed in seeds:
+            if not re.match(r"^https?://[^/]+", seed):
+                raise ValueError(f"seed {seed!r} is not an http(s) URL")
+        return seeds
+
+    @field_validator("allow", "documents")
+    @classmethod
+    def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from None
+        return patterns
+
+    def allow_patterns(self) -> tuple[str, ...]:
+        return self.allow or tuple("^" + re.escape(seed) for seed in self.seeds)
+
+
+class CrawlSettings(_Strict):
+    user_agent: str = "profile-advisor-crawler/0.1 (+https://github.com/profile-advisor)"
+    concurrency: Annotated[int, Field(ge=1, le=64)] = 4
+    delay_seconds: Annotated[float, Field(ge=0)] = 0.5  # politeness: min gap between requests to a host
+    timeout_seconds: Annotated[float, Field(gt=0)] = 20.0
+    retries: Annotated[int, Field(ge=0, le=10)] = 3
+    backoff_seconds: Annotated[float, Field(ge=0)] = 1.0  # first retry wait; doubles each time
+    max_bytes: Annotated[int, Field(gt=0)] = 25 * 1024 * 1024
+    max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
+    respect_robots: bool = True
+
+
+class LocalSite(_Strict):
+    """A static copy of a site served on loopback while crawling (the demo college, or a mirror)."""
+
+    generate: Literal["demo_college"] | None = None  # build the bundled site into `directory` first
+    directory: str = "demo_college"  # relative paths are under the warehouse
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(gt=0, lt=65536)] = 8765
+
+    @field_validator("host")
+    @classmethod
+    def _loopback_only(cls, host: str) -> str:
+        if not (host.startswith("127.") or host in {"localhost", "::1"}):
+            raise ValueError("a local site is served on loopback only (127.0.0.0/8, localhost, ::1)")
+        return host
+
+
+class CategoricalAttribute(_Strict):
+    type: Literal["categorical"]
+    question: str
+    values: dict[str, tuple[str, ...]]  # canonical value -> aliases seen in text
+    labels: dict[str, str] = {}  # canonical value -> button label; defaults to the first alias
+
+    @field_validator("values")
+    @classmethod
+    def _non_empty(cls, values: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        if not values:
+            raise ValueError("a categorical attribute needs at least one value")
+        return values
+
+    def label(self, value: str) -> str:
+        return self.labels.get(value) or (self.values[value][0] if self.values[value] else value)
+
+
+class RangeAttribute(_Strict):
+    type: Literal["year", "integer"]
+    question: str
+    min: int
+    max: int
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RangeAttribute":
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
+
+
+Attribute = Annotated[CategoricalAttribute | RangeAttribute, Field(discriminator="type")]
+
+
+class InstitutionConfig(_Strict):
+    institution: str
+    language: str = "ko"
+    timezone: str = "Asia/Seoul"
+    sources: Annotated[tuple[Source, ...], Field(min_length=1)]
+    profile: dict[str, Attribute]
+    crawl: CrawlSettings = CrawlSettings()
+    local_site: LocalSite | None = None
+
+    @field_validator("sources")
+    @classmethod
+    def _unique_names(cls, sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        names = [s.name for s in sources]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"source names must be unique; repeated: {', '.join(duplicates)}")
+        return sources
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, tz: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(tz)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown timezone {tz!r}") from None
+        return tz
+
+    def source(self, name: str) -> Source:
+        for source in self.sources:
+            if source.name == name:
+                return source
+        raise KeyError(name)
+
+    def fingerprint(self) -> str:
+        """A stable hash of the config's content (not its file's formatting), for lineage."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _field_path(loc: tuple) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part in {"categorical", "year", "integer"}:  # discriminator tags add no information
+            continue
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "(top level)"
+
+
+def parse_config(data: object, origin: str = "<config>") -> InstitutionConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{origin}: expected a mapping at the top level, got {type(data).__name__}")
+    try:
+        return InstitutionConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "\n".join(f"  {_field_path(e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{origin}: invalid institution config\n{problems}") from None
+
+
+def load_config(path: str | os.PathLike | None = None) -> InstitutionConfig:
+    """Load `path`, else $ADVISOR_CONFIG, else the bundled demo college."""
+    path = Path(path or os.environ.get("ADVISOR_CONFIG") or DEMO_CONFIG_PATH)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: config file is not UTF-8 ({exc.reason})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    return parse_config(data, str(path))

@@ -1,0 +1,425 @@
+"""A polite, incremental HTTP crawler for one institution's sources.
+
+Per source: breadth-first from the seeds over links that match the allow patterns and robots.txt,
+at most `max_pages` fetches, a politeness gap per host, a concurrency limit, retries with
+exponential backoff on 5xx / timeouts / connection errors, conditional GET (ETag and
+Last-Modified) for pages fetched before, a size cap, and manual redirect handling so loops and
+redirects out of scope are caught. Bodies go straight into the content-addressed raw store.
+
+The crawler never decides what is lost: it reports every URL's outcome (`Fetch`), and the caller
+marks a page removed only on a definitive 404/410 or when the config no longer covers it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import urllib.robotparser
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from urllib.parse import quote, urldefrag, urljoin, urlsplit
+
+import httpx
+
+from advisor.config import CrawlSettings, Source
+from advisor.ingest.encoding import decode_html
+from advisor.ingest.errors import DocumentError
+from advisor.ingest.html_text import extract_links
+from advisor.ingest.raw_store import RawStore
+
+HTML_TYPES = {"text/html", "application/xhtml+xml"}
+PDF_TYPES = {"application/pdf", "application/x-pdf"}
+GONE_STATUSES = {404, 410}
+REDIRECT_STATUSES = {301, 302, 303, 307, 308}
+_UNAVAILABLE = object()  # robots.txt could not be read
+_SAFE_URL_CHARS = "/%:@!$&'()*+,;=-._~"
+
+
+@dataclass(frozen=True)
+class KnownPage:
+    """What the lakehouse already holds for a URL: enough for a conditional GET."""
+
+    url: str
+    content_hash: str
+    doc_format: str  # html | pdf
+    content_type: str | None = None
+    encoding: str | None = None
+    size_bytes: int | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+@dataclass
+class Fetch:
+    """The outcome of crawling one URL in this run.
+
+    outcome: new | changed | unchanged (200, same bytes) | not_modified (304) | gone (404/410) |
+    out_of_scope (a known page the config or robots.txt no longer covers) | redirected | failed.
+    """
+
+    url: str
+    source: str
+    outcome: str
+    fetched_at: datetime
+    http_status: int | None = None
+    elapsed_ms: float = 0.0
+    content_type: str | None = None
+    doc_format: str | None = None  # html | pdf
+    encoding: str | None = None
+    content_hash: str | None = None
+    size_bytes: int | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    is_document: bool = False
+    redirected_to: str | None = None
+    reason: str | None = None  # a stable failure code, e.g. http_500, timeout, too_large
+    detail: str | None = None
+
+    @property
+    def has_content(self) -> bool:
+        return self.outcome in {"new", "changed", "unchanged", "not_modified"}
+
+
+@dataclass
+class SourceCrawl:
+    fetches: list[Fetch]
+    truncated: bool  # stopped by max_pages: pages not reached are not evidence of removal
+
+
+class _FetchFailed(Exception):
+    def __init__(self, reason: str, detail: str, status: int | None = None):
+        super().__init__(detail)
+        self.reason, self.detail, self.status = reason, detail, status
+
+
+def normalize_url(url: str) -> str:
+    """Drop the fragment and default ports, lower-case scheme and host: one key per page."""
+    url, _ = urldefrag(url.strip())
+    parts = urlsplit(url)
+    netloc = parts.netloc.lower()
+    if (parts.scheme == "http" and netloc.endswith(":80")) or (
+        parts.scheme == "https" and netloc.endswith(":443")
+    ):
+        netloc = netloc.rsplit(":", 1)[0]
+    # Percent-encode what a page may leave raw (Korean file names), without double-encoding.
+    path = quote(parts.path or "/", safe=_SAFE_URL_CHARS)
+    query = f"?{quote(parts.query, safe=_SAFE_URL_CHARS + '?')}" if parts.query else ""
+    return f"{parts.scheme.lower()}://{netloc}{path}{query}"
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def _doc_format(content_type: str | None, body: bytes) -> str | None:
+    media = _media_type(content_type)
+    if body.lstrip()[:5] == b"%PDF-" or media in PDF_TYPES:
+        return "pdf"  # servers often send PDFs as application/octet-stream: trust the magic bytes
+    if media in HTML_TYPES:
+        return "html"
+    if not media or media == "text/plain":
+        head = body[:512].lstrip().lower()
+        if head.startswith((b"<!doctype html", b"<html")):
+            return "html"
+    return None
+
+
+class _HostGate:
+    """Politeness: at most one request start per `delay` seconds per host."""
+
+    def __init__(self, delay: float):
+        self.delay = delay
+        self._next: dict[str, float] = {}
+        self._lock = asyncio.Lock()
+
+    def set_delay(self, delay: float) -> None:
+        self.delay = max(self.delay, delay)
+
+    async def wait(self, host: str) -> None:
+        if self.delay <= 0:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next.get(host, now))
+            self._next[host] = start + self.delay
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+class Crawler:
+    def __init__(
+        self,
+        settings: CrawlSettings,
+        store: RawStore,
+        *,
+        on_fetch: Callable[[Fetch], None] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ):
+        self.settings = settings
+        self.store = store
+        self.on_fetch = on_fetch or (lambda fetch: None)
+        self._transport = transport
+        self._robots: dict[str, object] = {}  # origin -> parser | None (no robots.txt) | _UNAVAILABLE
+        self._gate = _HostGate(settings.delay_seconds)
+        self._redirects: dict[str, str] = {}  # url -> Location target, for loop detection
+
+    # ----------------------------------------------------------------- public API
+    def crawl(
+        self, source: Source, known: dict[str, KnownPage], claimed: set[str] | None = None
+    ) -> SourceCrawl:
+        """Crawl one source. `known`: this source's pages from earlier runs; `claimed`: URLs an
+        earlier source of this run already took (skipped here, so each URL has one owner)."""
+        return asyncio.run(self._crawl(source, known, claimed if claimed is not None else set()))
+
+    # ----------------------------------------------------------------- the crawl
+    async def _crawl(self, source: Source, known: dict[str, KnownPage], claimed: set[str]) -> SourceCrawl:
+        """Level-synchronous breadth-first crawl: each level is fetched concurrently, then its
+        links are taken in page order. The pages within `max_pages` are therefore the same on
+        every run, whatever the timing, so a capped re-crawl stays comparable to the last one."""
+        allow = [re.compile(p) for p in source.allow_patterns()]
+        documents = [re.compile(p) for p in source.documents]
+        fetches: list[Fetch] = []
+        seen: set[str] = set()
+        budget, truncated = source.max_pages, False
+
+        def in_scope(url: str) -> bool:
+            return url.startswith(("http://", "https://")) and any(p.search(url) for p in allow)
+
+        def take(urls: list[str]) -> list[str]:
+            nonlocal budget, truncated
+            level = []
+            for url in map(normalize_url, urls):
+                if url in seen or url in claimed or not in_scope(url):
+                    continue
+                if budget <= 0:
+                    truncated = True
+                    break
+                budget -= 1
+                seen.add(url)
+                level.append(url)
+            return level
+
+        def record(fetch: Fetch) -> None:
+            fetches.append(fetch)
+            self.on_fetch(fetch)
+
+        async with httpx.AsyncClient(
+            transport=self._transport,
+            timeout=httpx.Timeout(self.settings.timeout_seconds),
+            headers={"User-Agent": self.settings.user_agent},
+            follow_redirects=False,
+            limits=httpx.Limits(max_connections=self.settings.concurrency),
+        ) as client:
+            slots = asyncio.Semaphore(self.settings.concurrency)
+
+            async def visit(url: str) -> tuple[Fetch, list[str]]:
+                async with slots:
+                    return await self._visit(client, source, url, known.get(url), in_scope, documents)
+
+            async def visit_all(urls: list[str]) -> list[str]:
+                links: list[str] = []
+                for fetch, found in await asyncio.gather(*(visit(u) for u in urls)):
+                    record(fetch)
+                    links.extend(found)
+                return links
+
+            level = take(list(source.seeds))
+            while level:
+                level = take(await visit_all(level))
+
+            # Pages held from earlier runs that no link reaches any more: check them directly,
+            # so a page is marked removed only on the server's word (404/410), never by absence.
+            if not truncated:
+                orphans = []
+                for url in sorted(set(known) - seen - claimed):
+                    if in_scope(url):
+                        seen.add(url)
+                        orphans.append(url)
+                    else:
+                        record(Fetch(url, source.name, "out_of_scope", _now(), reason="out_of_scope",
+                                     detail="no longer matched by the source's allow patterns"))
+                await visit_all(orphans)
+
+        claimed.update(seen)
+        return SourceCrawl(fetches=fetches, truncated=truncated)
+
+    async def _visit(self, client, source, url, known, in_scope, documents) -> tuple[Fetch, list[str]]:
+        """Fetch one URL; returns its outcome and the links (or redirect target) it leads to."""
+        started = time.monotonic()
+        fetch = Fetch(url, source.name, "failed", _now())
+        try:
+            verdict = await self._robots_verdict(client, url)
+            if verdict == "unavailable":  # not the site's word on this page: keep what we have
+                raise _FetchFailed("robots_unavailable", "robots.txt could not be read; not crawling the host")
+            if verdict == "disallow":
+                fetch.outcome = "out_of_scope" if known else "failed"
+                fetch.reason, fetch.detail = "robots_disallowed", "robots.txt disallows this URL"
+                return fetch, []
+            await self._fetch(client, url, known, fetch, in_scope)
+        except _FetchFailed as exc:
+            fetch.outcome, fetch.reason, fetch.detail = "failed", exc.reason, exc.detail
+            fetch.http_status = exc.status if exc.status is not None else fetch.http_status
+            return fetch, []
+        finally:
+            fetch.elapsed_ms = round((time.monotonic() - started) * 1000, 1)
+
+        if fetch.outcome == "redirected":
+            return fetch, [fetch.redirected_to]
+        if not fetch.has_content:
+            return fetch, []
+        fetch.is_document = not documents or any(p.search(url) for p in documents)
+        return fetch, self._links(fetch) if fetch.doc_format == "html" else []
+
+    def _links(self, fetch: Fetch) -> list[str]:
+        try:
+            html, _ = decode_html(self.store.get(fetch.content_hash), fetch.content_type)
+        except (DocumentError, FileNotFoundError):
+            return []  # undecodable: the cleaner records the failure; nothing to follow
+        return extract_links(html, fetch.url)
+
+    async def _fetch(self, client, url: str, known: KnownPage | None, fetch: Fetch, in_scope) -> None:
+        headers = {}
+        if known is not None and self.store.has(known.content_hash):
+            if known.etag:
+                headers["If-None-Match"] = known.etag
+            if known.last_modified:
+                headers["If-Modified-Since"] = known.last_modified
+
+        response, body = await self._get_with_retries(client, url, headers)
+        fetch.http_status = response.status_code
+        fetch.fetched_at = _now()
+
+        if response.status_code in REDIRECT_STATUSES:
+            self._check_redirect(client, url, response, fetch, in_scope)
+            return
+        if response.status_code == 304 and known is not None:
+            fetch.outcome = "not_modified"
+            fetch.content_hash, fetch.doc_format = known.content_hash, known.doc_format
+            fetch.content_type, fetch.encoding = known.content_type, known.encoding
+            fetch.size_bytes = known.size_bytes
+            fetch.etag = response.headers.get("ETag", known.etag)
+            fetch.last_modified = response.headers.get("Last-Modified", known.last_modified)
+            return
+        if response.status_code in GONE_STATUSES:
+            fetch.outcome = "gone"
+            fetch.reason, fetch.detail = f"http_{response.status_code}", response.reason_phrase
+            return
+        if response.status_code != 200:
+            raise _FetchFailed(f"http_{response.status_code}", response.reason_phrase or "", response.status_code)
+
+        content_type = response.headers.get("Content-Type")
+        doc_format = _doc_format(content_type, body)
+        if doc_format is None:
+            raise _FetchFailed("unsupported_content_type", f"not HTML or PDF: {_media_type(content_type) or 'no type'}")
+        fetch.content_type, fetch.doc_format = content_type, doc_format
+        fetch.size_bytes = len(body)
+        fetch.etag = response.headers.get("ETag")
+        fetch.last_modified = response.headers.get("Last-Modified")
+        if doc_format == "html":
+            try:
+                _, fetch.encoding = decode_html(body, content_type)
+            except DocumentError:
+                fetch.encoding = None
+        fetch.content_hash = self.store.put(body)
+        if known is None:
+            fetch.outcome = "new"
+        else:
+            fetch.outcome = "unchanged" if known.content_hash == fetch.content_hash else "changed"
+
+    def _check_redirect(self, client, url: str, response: httpx.Response, fetch: Fetch, in_scope) -> None:
+        location = response.headers.get("Location")
+        if not location:
+            raise _FetchFailed("bad_redirect", "redirect without a Location header", response.status_code)
+        target = normalize_url(urljoin(url, location))
+        self._redirects[url] = target
+        chain, hop = [url], target
+        while hop is not None:  # follow the redirects seen so far in this run
+            chain.append(hop)
+            if hop == url:
+                raise _FetchFailed("redirect_loop", " -> ".join(chain), response.status_code)
+            if len(chain) > self.settings.max_redirects + 1:
+                raise _FetchFailed("too_many_redirects", " -> ".join(chain), response.status_code)
+            hop = self._redirects.get(hop)
+        if not in_scope(target):
+            raise _FetchFailed("redirect_out_of_scope", f"redirects outside the allowed URLs: {target}", response.status_code)
+        fetch.outcome, fetch.redirected_to = "redirected", target
+
+    async def _get_with_retries(self, client, url: str, headers: dict) -> tuple[httpx.Response, bytes]:
+        """GET with backoff on 5xx, timeouts and connection errors. Redirects are not followed
+        here: the crawler queues their targets, so each URL is fetched and checked once."""
+        attempt = 0
+        while True:
+            host = urlsplit(url).netloc
+            await self._gate.wait(host)
+            try:
+                response, body = await self._get(client, url, headers)
+                if response.status_code < 500 or attempt >= self.settings.retries:
+                    if response.status_code >= 500:
+                        raise _FetchFailed(
+                            f"http_{response.status_code}",
+                            f"{response.reason_phrase} after {attempt + 1} attempts",
+                            response.status_code,
+                        )
+                    return response, body
+            except httpx.TimeoutException:
+                if attempt >= self.settings.retries:
+                    raise _FetchFailed("timeout", f"no answer within {self.settings.timeout_seconds}s "
+                                       f"after {attempt + 1} attempts") from None
+            except httpx.TransportError as exc:
+                if attempt >= self.settings.retries:
+                    raise _FetchFailed("unreachable", f"{type(exc).__name__}: {exc} "
+                                       f"after {attempt + 1} attempts") from None
+            await asyncio.sleep(self.settings.backoff_seconds * (2**attempt))
+            attempt += 1
+
+    async def _get(self, client, url: str, headers: dict) -> tuple[httpx.Response, bytes]:
+        """Stream the body so a huge page is cut off at the cap instead of filling memory."""
+        cap = self.settings.max_bytes
+        async with client.stream("GET", url, headers=headers) as response:
+            declared = response.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > cap:
+                raise _FetchFailed("too_large", f"declared {int(declared)} bytes > cap {cap}", response.status_code)
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():  # decoded: the cap also stops zip bombs
+                size += len(chunk)
+                if size > cap:
+                    raise _FetchFailed("too_large", f"body exceeds the cap of {cap} bytes", response.status_code)
+                chunks.append(chunk)
+            return response, b"".join(chunks)
+
+    # ----------------------------------------------------------------- robots.txt
+    async def _robots_verdict(self, client, url: str) -> str:
+        """allow | disallow | unavailable (RFC 9309: a robots.txt that cannot be read because of
+        a 5xx or a network error means 'crawl nothing' for now; a missing one, 4xx, allows all)."""
+        if not self.settings.respect_robots:
+            return "allow"
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self._robots:
+            self._robots[origin] = await self._load_robots(client, origin)
+        parser = self._robots[origin]
+        if parser is _UNAVAILABLE:
+            return "unavailable"
+        if parser is None or parser.can_fetch(self.settings.user_agent, url):
+            return "allow"
+        return "disallow"
+
+    async def _load_robots(self, client, origin: str):
+        try:
+            response, body = await self._get_with_retries(client, origin + "/robots.txt", {})
+        except _FetchFailed:
+            return _UNAVAILABLE
+        if 400 <= response.status_code < 500 or response.status_code in REDIRECT_STATUSES:
+            return None
+        parser = urllib.robotparser.RobotFileParser(origin + "/robots.txt")
+        parser.parse(body.decode("utf-8", errors="replace").splitlines())
+        delay = parser.crawl_delay(self.settings.user_agent)
+        if delay:
+            self._gate.set_delay(float(delay))
+        return parser
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)

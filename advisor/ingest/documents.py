@@ -1,0 +1,243 @@
+"""Turn fetched bytes into clean documents, incrementally.
+
+One HTML page or PDF becomes one document; an FAQ page becomes one document per entry (URL rule of
+interfaces.md §3). Work is skipped when the bytes and the cleaner (code + the source's config) are
+unchanged. A page that fails to parse keeps the documents it produced before. Statuses are then
+recomputed over the whole table: removed pages, expired notices, consolidated FAQ duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+
+import duckdb
+
+from advisor.config import InstitutionConfig, Source
+from advisor.ingest import dates, encoding, faq, html_text, pdf_text
+from advisor.ingest.errors import DocumentError
+from advisor.ingest.raw_store import RawStore
+from advisor.lakehouse import insert_rows, replace_rows
+from advisor.versioning import code_version
+
+PARSER_MODULES = (dates, encoding, faq, html_text, pdf_text)
+
+
+def cleaner_version() -> str:
+    import advisor.ingest.documents as this
+
+    return code_version(this, *PARSER_MODULES)
+
+
+@dataclass
+class CleanReport:
+    parsed: int = 0
+    skipped: int = 0
+    added: int = 0
+    changed: int = 0
+    failures: list[dict] = field(default_factory=list)
+    status_counts: Counter = field(default_factory=Counter)
+    status_changes: int = 0
+
+
+def doc_id(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def source_fingerprint(source: Source, version: str) -> str:
+    relevant = {k: v for k, v in source.model_dump(mode="json").items() if k in {"kind", "collection", "selectors", "documents"}}
+    return _hash(version + json.dumps(relevant, sort_keys=True))[:16]
+
+
+def _document_kind(source_kind: str, doc_format: str) -> str:
+    if doc_format == "pdf":
+        return "pdf"
+    return {"board": "notice", "faq": "faq"}.get(source_kind, "page")
+
+
+def parse_raw(raw: dict, body: bytes, source: Source) -> list[dict]:
+    """The document rows (without lineage columns) that one fetched body yields."""
+    kind = _document_kind(source.kind, raw["doc_format"])
+    if kind == "pdf":
+        parsed = pdf_text.extract_pdf(body)
+        return [{
+            "url": raw["url"], "kind": kind, "title": parsed.title, "text": parsed.text,
+            "lang": html_text.detect_lang(parsed.text),
+            "page_spans": [{"page": p, "start_offset": s, "end_offset": e} for p, s, e in parsed.page_spans],
+        }]
+    html, _ = encoding.decode_html(body, raw["content_type"])
+    if kind == "faq":
+        entries = faq.split_faq(html, raw["url"], source.selectors)
+        if not entries:
+            raise DocumentError("no_faq_items", "no FAQ entries found with the source's selectors")
+        page = html_text.extract_page(html, raw["url"], source.selectors)
+        return [{
+            "url": e.url, "kind": kind, "title": e.question, "question": e.question, "answer": e.answer,
+            "text": f"{e.question}\n\n{e.answer}", "position": e.position, "breadcrumbs": page.breadcrumbs,
+            "headings": [page.title] if page.title else [], "lang": html_text.detect_lang(e.question + e.answer),
+        } for e in entries]
+    page = html_text.extract_page(html, raw["url"], source.selectors)
+    published = page.date
+    if kind == "notice" and published is None:
+        published = dates.find_date(page.text[:300])  # boards without a <time>: date near the top
+    return [{
+        "url": raw["url"], "kind": kind, "title": page.title, "breadcrumbs": page.breadcrumbs,
+        "headings": page.headings, "text": page.text, "lang": page.lang, "published_on": published,
+    }]
+
+
+def _with_lineage(row: dict, raw: dict, run_id: str, version: str) -> dict:
+    return {
+        **row,
+        "doc_id": doc_id(row["url"]),
+        "source_url": raw["url"],
+        "source": raw["source"],
+        "collection": raw["collection"],
+        "status": "active",
+        "text_hash": _hash(row["text"]),
+        "content_hash": raw["content_hash"],
+        "http_status": raw["http_status"],
+        "fetched_at": raw["fetched_at"],
+        "crawl_run_id": raw["run_id"],
+        "run_id": run_id,
+        "cleaner_version": version,
+    }
+
+
+def clean_documents(
+    config: InstitutionConfig,
+    con: duckdb.DuckDBPyConnection,
+    store: RawStore,
+    run_id: str,
+    today: date,
+) -> CleanReport:
+    report = CleanReport()
+    version = cleaner_version()
+    sources = {s.name: s for s in config.sources}
+    done = {r[0]: (r[1], r[2]) for r in con.execute(
+        "SELECT source_url, content_hash, fingerprint FROM cleaned_sources").fetchall()}
+    raws = con.sql(
+        """SELECT url, source, source_kind, collection, doc_format, content_type, content_hash,
+                  http_status, fetched_at, run_id
+           FROM raw_documents WHERE is_document AND removed_at IS NULL ORDER BY url"""
+    ).pl().to_dicts()
+    existing = Counter(r[0] for r in con.execute("SELECT source_url FROM documents").fetchall())
+
+    for raw in raws:
+        source = sources.get(raw["source"])
+        if source is None:
+            continue  # a source dropped from the config: its rows are kept as they were
+        fingerprint = source_fingerprint(source, version)
+        if done.get(raw["url"]) == (raw["content_hash"], fingerprint):
+            report.skipped += 1
+            continue
+        _clean_one(con, store, raw, source, fingerprint, run_id, version, existing, report)
+
+    _update_statuses(con, config, today, run_id, report)
+    return report
+
+
+def _clean_one(con, store, raw, source, fingerprint, run_id, version, existing, report) -> None:
+    report.parsed += 1
+    try:
+        rows = parse_raw(raw, store.get(raw["content_hash"]), source)
+    except (DocumentError, FileNotFoundError) as exc:
+        reason = getattr(exc, "reason", "missing_raw_bytes")
+        detail = getattr(exc, "detail", str(exc))
+        failure = {
+            "run_id": run_id, "asset": "documents", "source": raw["source"], "url": raw["url"],
+            "reason": reason, "detail": detail, "http_status": raw["http_status"],
+            "occurred_at": datetime.now(timezone.utc),
+        }
+        insert_rows(con, "ingest_failures", [failure])
+        report.failures.append(failure)
+        _mark_cleaned(con, raw, fingerprint, "failed", reason, 0, run_id)
+        return  # the documents this page produced before stay as they were
+    rows = [_with_lineage(r, raw, run_id, version) for r in rows]
+    # Entries a page no longer has are kept and marked removed by the status pass, not deleted.
+    replace_rows(con, "documents", "url", [r["url"] for r in rows], rows)
+    if existing[raw["url"]]:
+        report.changed += len(rows)
+    else:
+        report.added += len(rows)
+    _mark_cleaned(con, raw, fingerprint, "ok", None, len(rows), run_id)
+
+
+def _mark_cleaned(con, raw, fingerprint, outcome, reason, n_documents, run_id) -> None:
+    row = {
+        "source_url": raw["url"], "content_hash": raw["content_hash"], "fingerprint": fingerprint,
+        "outcome": outcome, "reason": reason, "documents": n_documents, "run_id": run_id,
+    }
+    replace_rows(con, "cleaned_sources", "source_url", [raw["url"]], [row])
+
+
+# --------------------------------------------------------------------------- statuses
+_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+def _norm(text: str | None) -> str:
+    return _PUNCT.sub(" ", (text or "").lower()).strip()
+
+
+def compute_statuses(docs: list[dict], removed: set[str], expiry: dict[str, date]) -> dict[str, dict]:
+    """url -> {status, duplicate_of, alias_urls} for every document.
+
+    FAQ entries are consolidated only when question AND answer match: the same question with a
+    different answer usually applies to different students, which is exactly what must be kept.
+    The canonical copy is the first by URL, so the choice is stable across runs.
+    """
+    result = {}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for doc in sorted(docs, key=lambda d: d["url"]):
+        status = "active"
+        if doc["url"] in removed:
+            status = "removed"
+        elif doc["kind"] == "notice" and doc["published_on"] and doc["source"] in expiry:
+            if doc["published_on"] < expiry[doc["source"]]:
+                status = "expired"
+        result[doc["url"]] = {"status": status, "duplicate_of": None, "alias_urls": None}
+        if doc["kind"] == "faq" and status == "active":
+            groups.setdefault((_norm(doc["question"]), _norm(doc["answer"])), []).append(doc["url"])
+    for urls in groups.values():
+        canonical, *duplicates = urls
+        if duplicates:
+            result[canonical]["alias_urls"] = duplicates
+            for url in duplicates:
+                result[url].update(status="duplicate", duplicate_of=canonical)
+    return result
+
+
+def _update_statuses(con, config: InstitutionConfig, today: date, run_id: str, report: CleanReport) -> None:
+    docs = con.sql(
+        """SELECT url, source_url, source, kind, published_on, question, answer, status, duplicate_of,
+                  alias_urls, content_hash
+           FROM documents"""
+    ).pl().to_dicts()
+    gone_pages = {r[0] for r in con.execute("SELECT url FROM raw_documents WHERE removed_at IS NOT NULL").fetchall()}
+    parsed = {r[0]: r[1] for r in con.execute(
+        "SELECT source_url, content_hash FROM cleaned_sources WHERE outcome = 'ok'").fetchall()}
+    # Removed: the page is gone, or it was re-parsed and no longer yields this document
+    # (an FAQ entry taken off its page).
+    removed = {
+        d["url"] for d in docs
+        if d["source_url"] in gone_pages or parsed.get(d["source_url"], d["content_hash"]) != d["content_hash"]
+    }
+    expiry = {s.name: today - timedelta(days=s.expire_after_days) for s in config.sources if s.expire_after_days}
+    statuses = compute_statuses(docs, removed, expiry)
+    for doc in docs:
+        new = statuses[doc["url"]]
+        report.status_counts[new["status"]] += 1
+        if (doc["status"], doc["duplicate_of"], doc["alias_urls"]) != (new["status"], new["duplicate_of"], new["alias_urls"]):
+            report.status_changes += 1
+            con.execute(
+                "UPDATE documents SET status = ?, duplicate_of = ?, alias_urls = ? WHERE url = ?",
+                [new["status"], new["duplicate_of"], new["alias_urls"], doc["url"]],
+            )

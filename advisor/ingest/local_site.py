@@ -1,0 +1,111 @@
+"""Serve a static site folder on loopback while the crawler runs.
+
+The crawler then exercises the same HTTP path (status codes, conditional GET, robots.txt) on the
+demo college as on a real university site. ETags are content hashes and Last-Modified comes from
+file mtimes, so an unchanged site answers a re-crawl with 304s.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import http.server
+import io
+import threading
+from contextlib import contextmanager
+from datetime import date
+from functools import partial
+from pathlib import Path
+from typing import Iterator
+
+from advisor.config import LocalSite
+
+
+class _StaticHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # quiet: the crawler logs fetches
+        pass
+
+    def send_head(self):  # type: ignore[override]
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return super().send_head()  # SimpleHTTPRequestHandler's redirect to "dir/"
+            path = path / "index.html"
+        if not path.is_file():
+            self.send_error(404, "File not found")
+            return None
+        data = path.read_bytes()
+        etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+        last_modified = email.utils.formatdate(int(path.stat().st_mtime), usegmt=True)
+        if self._not_modified(etag, int(path.stat().st_mtime)):
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", last_modified)
+            self.end_headers()
+            return None
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", last_modified)
+        self.end_headers()
+        return io.BytesIO(data)
+
+    def _not_modified(self, etag: str, mtime: int) -> bool:
+        if_none_match = self.headers.get("If-None-Match")
+        if if_none_match is not None:  # RFC 9110: If-None-Match wins over If-Modified-Since
+            return etag in [tag.strip() for tag in if_none_match.split(",")]
+        since = self.headers.get("If-Modified-Since")
+        if since:
+            try:
+                return mtime <= email.utils.parsedate_to_datetime(since).timestamp()
+            except (TypeError, ValueError):
+                return False
+        return False
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+@contextmanager
+def serve_directory(directory: Path, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve `directory` on host:port (0 = any free port); yields the base URL, stops on exit."""
+    if not Path(directory).is_dir():
+        raise FileNotFoundError(f"local site directory {directory} does not exist")
+    handler = partial(_StaticHandler, directory=str(directory))
+    try:
+        server = _Server((host, port), handler)
+    except OSError as exc:
+        raise OSError(f"cannot serve the local site on {host}:{port}: {exc.strerror}") from exc
+    thread = threading.Thread(target=server.serve_forever, name="local-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@contextmanager
+def local_site(settings: LocalSite | None, warehouse: Path, today: date) -> Iterator[str | None]:
+    """Build (when asked) and serve the config's local site for the length of a crawl.
+
+    The demo college is re-dated on the first of each month, so its board stays current while
+    staying byte-identical — and answering 304s — for every run within a month.
+    """
+    if settings is None:
+        yield None
+        return
+    root = Path(settings.directory)
+    if not root.is_absolute():
+        root = Path(warehouse) / root
+    if settings.generate == "demo_college":
+        from advisor.demo_college import SITE_DIR_NAME, build_site
+
+        build_site(root, as_of=today.replace(day=1))
+        root = root / SITE_DIR_NAME
+    with serve_directory(root, settings.host, settings.port) as base_url:
+        yield base_url

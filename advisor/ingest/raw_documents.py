@@ -1,0 +1,142 @@
+"""Crawl every source of an institution into `raw_documents`, incrementally.
+
+A page fetched before is asked for with a conditional GET; unchanged bytes leave its row exactly as
+it was (same fetch time, same run id), so a no-change re-run leaves the table identical. A page is
+marked removed only when the server says it is gone (404/410), when it now redirects elsewhere, or
+when the config or robots.txt no longer covers it; a failed fetch never loses what is stored.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import duckdb
+
+from advisor.config import InstitutionConfig
+from advisor.ingest.crawler import Crawler, Fetch, KnownPage
+from advisor.ingest.raw_store import RawStore
+from advisor.lakehouse import insert_rows, replace_rows
+
+REMOVING_OUTCOMES = {"gone", "redirected", "out_of_scope"}
+
+
+@dataclass
+class CrawlReport:
+    outcomes: Counter = field(default_factory=Counter)  # outcome -> number of URLs
+    failures: list[dict] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    truncated_sources: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict:
+        return {
+            "rows_added": self.outcomes["new"],
+            "rows_changed": self.outcomes["changed"],
+            "rows_unchanged": self.outcomes["unchanged"] + self.outcomes["not_modified"],
+            "rows_removed": len(self.removed),
+            "failures": len(self.failures),
+        }
+
+
+def _known_pages(con: duckdb.DuckDBPyConnection, source: str) -> tuple[dict[str, KnownPage], dict[str, tuple]]:
+    """The source's live pages: what the crawler needs for conditional GETs, and the row fields
+    that a refetch of the same bytes may still change (validators, the config's view of it)."""
+    rows = con.execute(
+        """SELECT url, content_hash, doc_format, content_type, encoding, size_bytes, etag, last_modified,
+                  is_document, source_kind, collection
+           FROM raw_documents WHERE source = ? AND removed_at IS NULL""",
+        [source],
+    ).fetchall()
+    known = {row[0]: KnownPage(*row[:8]) for row in rows}
+    state = {row[0]: (row[6], row[7], row[8], row[9], row[10]) for row in rows}
+    return known, state
+
+
+def _raw_row(fetch: Fetch, source_kind: str, collection: str, store: RawStore, run_id: str) -> dict:
+    return {
+        "url": fetch.url,
+        "source": fetch.source,
+        "source_kind": source_kind,
+        "collection": collection,
+        "is_document": fetch.is_document,
+        "doc_format": fetch.doc_format,
+        "content_type": fetch.content_type,
+        "encoding": fetch.encoding,
+        "content_hash": fetch.content_hash,
+        "storage_path": store.relative_path(fetch.content_hash),
+        "size_bytes": fetch.size_bytes,
+        "http_status": fetch.http_status,
+        "etag": fetch.etag,
+        "last_modified": fetch.last_modified,
+        "fetched_at": fetch.fetched_at,
+        "run_id": run_id,
+    }
+
+
+def _log_row(fetch: Fetch, run_id: str) -> dict:
+    return {
+        "run_id": run_id,
+        "source": fetch.source,
+        "url": fetch.url,
+        "outcome": fetch.outcome,
+        "http_status": fetch.http_status,
+        "fetched_at": fetch.fetched_at,
+        "elapsed_ms": fetch.elapsed_ms,
+        "size_bytes": fetch.size_bytes,
+        "content_hash": fetch.content_hash,
+        "redirected_to": fetch.redirected_to,
+        "reason": fetch.reason,
+    }
+
+
+def crawl_institution(
+    config: InstitutionConfig,
+    con: duckdb.DuckDBPyConnection,
+    store: RawStore,
+    run_id: str,
+    on_fetch: Callable[[Fetch], None] | None = None,
+) -> CrawlReport:
+    report = CrawlReport()
+    crawler = Crawler(config.crawl, store, on_fetch=on_fetch)
+    claimed: set[str] = set()
+    for source in config.sources:
+        known, state = _known_pages(con, source.name)
+        crawl = crawler.crawl(source, known, claimed)
+        if crawl.truncated:
+            report.truncated_sources.append(source.name)
+        _persist(con, crawl.fetches, state, source.kind, source.collection, store, run_id, report)
+    return report
+
+
+def _persist(con, fetches, known, source_kind, collection, store, run_id, report) -> None:
+    changed_rows, removals, failures = [], [], []
+    for fetch in fetches:
+        report.outcomes[fetch.outcome] += 1
+        same_bytes = fetch.outcome in {"unchanged", "not_modified"}
+        # Same bytes, but new validators (a server without 304 support) or a config that now sees
+        # the page differently: refresh the row, or every later run would redo the work.
+        if fetch.outcome in {"new", "changed"} or (
+            same_bytes
+            and known[fetch.url] != (fetch.etag, fetch.last_modified, fetch.is_document, source_kind, collection)
+        ):
+            changed_rows.append(_raw_row(fetch, source_kind, collection, store, run_id))
+        elif fetch.outcome in REMOVING_OUTCOMES and fetch.url in known:
+            reason = fetch.reason or (f"redirects to {fetch.redirected_to}" if fetch.redirected_to else fetch.outcome)
+            removals.append((fetch.url, reason, fetch.fetched_at))
+        if fetch.outcome == "failed" or (fetch.outcome == "gone" and fetch.url not in known):
+            failures.append({
+                "run_id": run_id, "asset": "raw_documents", "source": fetch.source, "url": fetch.url,
+                "reason": fetch.reason or fetch.outcome, "detail": fetch.detail,
+                "http_status": fetch.http_status, "occurred_at": fetch.fetched_at,
+            })
+    replace_rows(con, "raw_documents", "url", [r["url"] for r in changed_rows], changed_rows)
+    for url, reason, at in removals:
+        con.execute(
+            "UPDATE raw_documents SET removed_at = ?, removed_reason = ?, removed_run_id = ? WHERE url = ?",
+            [at, reason, run_id, url],
+        )
+        report.removed.append(url)
+    insert_rows(con, "crawl_log", [_log_row(f, run_id) for f in fetches])
+    insert_rows(con, "ingest_failures", failures)
+    report.failures.extend(failures)

@@ -1,0 +1,54 @@
+"""The summary `advisor materialize` prints: what was built, how it went, and where it is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from advisor.lakehouse import LAKEHOUSE_FILE, connect
+
+console = Console()
+
+
+def _dir_size(path: Path) -> tuple[int, int]:
+    files = [p for p in path.rglob("*") if p.is_file()] if path.exists() else []
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def print_run_summary(result, warehouse: Path, seconds: float) -> None:
+    run_id = result.run_id
+    with connect(warehouse) as con:
+        rows = con.execute(
+            "SELECT asset, row_count, rows_added, rows_changed, rows_unchanged, rows_removed, failures, metadata "
+            "FROM materializations WHERE run_id = ? ORDER BY started_at", [run_id]
+        ).fetchall()
+    table = Table(title=f"run {run_id[:8]} · {'succeeded' if result.success else 'FAILED'} in {seconds:.1f} s")
+    for column in ("asset", "rows", "added", "changed", "unchanged", "removed", "failures"):
+        table.add_column(column, justify="left" if column == "asset" else "right", no_wrap=True)
+    for asset, total, added, changed, unchanged, removed, failures, _ in rows:
+        table.add_row(asset, *(str(v if v is not None else "–") for v in (total, added, changed, unchanged, removed, failures)))
+    console.print(table)
+    for asset, *_, metadata in rows:
+        console.print(f"  {asset}: {_notes(json.loads(metadata or '{}'))}")
+
+    checks = [e for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    if checks:
+        failed = [e.event_specific_data.check_name for e in checks if not e.event_specific_data.passed]
+        console.print(f"checks: {len(checks) - len(failed)} passed" + (f", [red]failed: {', '.join(failed)}[/red]" if failed else ""))
+    for event in result.all_events:
+        if event.event_type_value == "STEP_FAILURE":
+            console.print(f"[red]step failed:[/red] {event.step_key}: {event.event_specific_data.error.message.strip()}")
+
+    n_raw, raw_bytes = _dir_size(warehouse / "raw")
+    console.print("where:")
+    console.print(f"  lakehouse  {warehouse / LAKEHOUSE_FILE}   (duckdb -readonly {warehouse / LAKEHOUSE_FILE})")
+    console.print(f"  raw bytes  {warehouse / 'raw'}   ({n_raw} files, {raw_bytes / 1e6:.1f} MB)")
+    console.print(f"  dagster    {warehouse / 'dagster'}   (run history; `make ui` shows it)")
+
+
+def _notes(metadata: dict) -> str:
+    keep = [k for k in metadata if k.startswith(("fetch_", "active_", "status_")) or k in {"truncated_sources"}]
+    return ", ".join(f"{k}={metadata[k]}" for k in keep if metadata[k] not in (0, "none"))

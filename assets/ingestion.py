@@ -1,0 +1,151 @@
+"""Ingestion stage: crawl the institution's sources (raw_documents), clean them (documents)."""
+
+
+from datetime import datetime, timezone
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
+
+from advisor import progress
+from advisor.ingest import crawler, documents as cleaning, local_site, raw_documents as crawling
+from advisor.versioning import code_version
+from assets.lineage import failures_markdown, institution_today, record_lineage
+from pipelines.resources import InstitutionResource, WarehouseResource
+
+CRAWL_VERSION = code_version(crawler, crawling, local_site)
+GROUP = "ingestion"
+
+
+@asset(
+    group_name=GROUP,
+    kinds={"duckdb", "python"},
+    code_version=CRAWL_VERSION,
+    pool="lakehouse",
+    description="Every fetched page and PDF of the institution's sources, bytes stored "
+    "content-addressed under the warehouse; conditional re-crawls; removed pages marked.",
+)
+def raw_documents(
+    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
+) -> MaterializeResult:
+    config = institution.load()
+    started = datetime.now(timezone.utc)
+    store = warehouse.raw_store()
+
+    def on_fetch(fetch: crawler.Fetch) -> None:
+        progress.report("raw_documents", f"{fetch.outcome:>12}  {fetch.url}")
+        if fetch.outcome == "failed":
+            context.log.warning(f"{fetch.url}: {fetch.reason} ({fetch.detail})")
+
+    with warehouse.connect() as con:
+        with local_site.local_site(config.local_site, warehouse.root, institution_today(config)) as served:
+            if served:
+                context.log.info(f"serving the local site at {served} for this crawl")
+            report = crawling.crawl_institution(config, con, store, context.run_id, on_fetch=on_fetch)
+        total, live, documents = con.execute(
+            "SELECT count(*), count(*) FILTER (removed_at IS NULL), count(*) FILTER (removed_at IS NULL AND is_document) FROM raw_documents"
+        ).fetchone()
+        counts = report.counts()
+        metadata = {
+            "dagster/row_count": total,
+            "live_pages": live,
+            "live_documents": documents,
+            **{f"fetch_{outcome}": n for outcome, n in sorted(report.outcomes.items())},
+            "removed_this_run": len(report.removed),
+            "failures": len(report.failures),
+            "truncated_sources": ", ".join(report.truncated_sources) or "none",
+        }
+        record_lineage(
+            context, con, config, asset="raw_documents", started_at=started, code_version=CRAWL_VERSION,
+            upstream=[], row_count=total, counts=counts, metadata=metadata,
+        )
+    return MaterializeResult(
+        metadata={
+            **metadata,
+            "failure_details": failures_markdown(report.failures),
+            "warehouse": MetadataValue.path(str(warehouse.root)),
+        }
+    )
+
+
+DOCUMENT_CHECKS = [
+    AssetCheckSpec("document_urls_unique", asset="documents", blocking=True,
+                   description="One row per canonical document URL."),
+    AssetCheckSpec("documents_have_text", asset="documents", blocking=True,
+                   description="No active document has empty text."),
+    AssetCheckSpec("every_live_page_has_documents", asset="documents", blocking=False,
+                   description="Every live document page either produced documents or has a recorded failure."),
+]
+
+
+@asset(
+    group_name=GROUP,
+    kinds={"duckdb", "python"},
+    code_version=cleaning.cleaner_version(),
+    deps=[raw_documents],
+    pool="lakehouse",
+    check_specs=DOCUMENT_CHECKS,
+    description="Clean documents: boilerplate removed, structure kept, PDF pages, notice dates "
+    "(expired dropped), one document per FAQ entry (duplicates consolidated).",
+)
+def documents(
+    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
+) -> MaterializeResult:
+    config = institution.load()
+    started = datetime.now(timezone.utc)
+    progress.report("documents", "cleaning changed pages")
+    with warehouse.connect() as con:
+        report = cleaning.clean_documents(config, con, warehouse.raw_store(), context.run_id, institution_today(config))
+        by_status = dict(report.status_counts)
+        per_kind = dict(con.execute(
+            "SELECT kind, count(*) FROM documents WHERE status = 'active' GROUP BY kind ORDER BY kind").fetchall())
+        total = sum(by_status.values())
+        checks = _document_checks(con)
+        metadata = {
+            "dagster/row_count": total,
+            "active": by_status.get("active", 0),
+            **{f"status_{s}": n for s, n in sorted(by_status.items()) if s != "active"},
+            **{f"active_{kind}": n for kind, n in per_kind.items()},
+            "parsed_this_run": report.parsed,
+            "skipped_unchanged": report.skipped,
+            "documents_added": report.added,
+            "documents_reparsed": report.changed,
+            "status_changes": report.status_changes,
+            "failures": len(report.failures),
+        }
+        record_lineage(
+            context, con, config, asset="documents", started_at=started, code_version=cleaning.cleaner_version(),
+            upstream=["raw_documents"], row_count=total,
+            counts={"rows_added": report.added, "rows_changed": report.changed, "rows_unchanged": report.skipped,
+                    "rows_removed": by_status.get("removed", 0), "failures": len(report.failures)},
+            metadata=metadata,
+        )
+    return MaterializeResult(
+        metadata={**metadata, "failure_details": failures_markdown(report.failures)},
+        check_results=checks,
+    )
+
+
+def _document_checks(con) -> list[AssetCheckResult]:
+    duplicated = con.execute("SELECT count(*) - count(DISTINCT url) FROM documents").fetchone()[0]
+    empty = con.execute(
+        "SELECT count(*) FROM documents WHERE status = 'active' AND length(trim(text)) = 0").fetchone()[0]
+    orphans = con.execute(
+        """SELECT count(*) FROM raw_documents r
+           WHERE r.is_document AND r.removed_at IS NULL
+             AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_url = r.url)
+             AND NOT EXISTS (SELECT 1 FROM cleaned_sources c WHERE c.source_url = r.url AND c.outcome = 'failed')"""
+    ).fetchone()[0]
+    return [
+        AssetCheckResult(check_name="document_urls_unique", passed=duplicated == 0,
+                         metadata={"duplicated_urls": duplicated}),
+        AssetCheckResult(check_name="documents_have_text", passed=empty == 0, metadata={"empty": empty}),
+        AssetCheckResult(check_name="every_live_page_has_documents", passed=orphans == 0,
+                         severity=AssetCheckSeverity.WARN, metadata={"pages_without_documents": orphans}),
+    ]

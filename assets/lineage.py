@@ -1,0 +1,59 @@
+"""Shared wiring for assets: lineage rows in the lakehouse and the metadata the UI shows."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from zoneinfo import ZoneInfo
+
+import duckdb
+from dagster import AssetExecutionContext, MetadataValue
+
+from advisor.config import InstitutionConfig
+from advisor.lakehouse import latest_run, record_materialization
+
+
+def institution_today(config: InstitutionConfig) -> date:
+    """'Today' where the institution is: notice expiry follows its calendar, not the server's."""
+    return datetime.now(ZoneInfo(config.timezone)).date()
+
+
+def failures_markdown(failures: list[dict], limit: int = 30) -> MetadataValue:
+    if not failures:
+        return MetadataValue.md("No failures.")
+    lines = ["| url | reason | detail |", "|---|---|---|"]
+    for f in failures[:limit]:
+        detail = (f.get("detail") or "").replace("|", "\\|")[:120]
+        lines.append(f"| {f.get('url')} | {f['reason']} | {detail} |")
+    if len(failures) > limit:
+        lines.append(f"| … | {len(failures) - limit} more in `ingest_failures` | |")
+    return MetadataValue.md("\n".join(lines))
+
+
+def record_lineage(
+    context: AssetExecutionContext,
+    con: duckdb.DuckDBPyConnection,
+    config: InstitutionConfig,
+    *,
+    asset: str,
+    started_at: datetime,
+    code_version: str,
+    upstream: list[str],
+    row_count: int,
+    counts: dict,
+    metadata: dict,
+) -> None:
+    """One `materializations` row: what ran, on what inputs, with which code and config."""
+    inputs = [{"asset": name, "run_id": latest_run(con, name)} for name in upstream]
+    record_materialization(
+        con,
+        run_id=context.run_id,
+        asset=asset,
+        started_at=started_at,
+        finished_at=datetime.now(timezone.utc),
+        code_version=code_version,
+        config_hash=config.fingerprint(),
+        institution=config.institution,
+        inputs=inputs,
+        counts={"row_count": row_count, **counts},
+        metadata=metadata,
+    )

@@ -1,0 +1,49 @@
+"""Resources of the code location: the institution's config and the warehouse (lakehouse + files)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+from dagster import ConfigurableResource
+from dagster_duckdb import DuckDBResource
+
+from advisor.config import InstitutionConfig, load_config
+from advisor.ingest.raw_store import RawStore
+from advisor.lakehouse import LAKEHOUSE_FILE, ensure_schema
+
+
+class InstitutionResource(ConfigurableResource):
+    """The institution config file; empty means $ADVISOR_CONFIG, else the bundled demo college."""
+
+    config_path: str = ""
+
+    def load(self) -> InstitutionConfig:
+        return load_config(self.config_path or None)
+
+
+class WarehouseResource(ConfigurableResource):
+    """The warehouse folder: the DuckDB lakehouse file plus content-addressed raw bytes and
+    generated files. Connections go through dagster-duckdb, which waits out a lock held by
+    another process (a researcher's DuckDB shell) instead of failing at once."""
+
+    path: str
+
+    @property
+    def root(self) -> Path:
+        return Path(self.path).resolve()
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with DuckDBResource(database=str(self.root / LAKEHOUSE_FILE)).get_connection() as con:
+            try:
+                ensure_schema(con)
+                yield con
+            finally:
+                con.close()  # also when the step fails, so the file is free for the next opener
+
+    def raw_store(self) -> RawStore:
+        return RawStore(self.root)

@@ -1,0 +1,59 @@
+"""The code location loads, and the config's errors are reported by field."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.cli import main
+from advisor.config import ConfigError, load_config, parse_config
+
+
+def test_definitions_load_with_every_asset_and_check():
+    from pipelines.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
+    assert {"raw_documents", "documents"} <= keys
+    checks = {key.name for key in graph.asset_check_keys}
+    assert {"document_urls_unique", "documents_have_text"} <= checks
+    assert defs.resolve_job_def("refresh_all") is not None
+    assert defs.resolve_schedule_def("nightly_refresh").execution_timezone == load_config().timezone
+    for spec in defs.resolve_all_asset_specs():
+        assert spec.group_name and spec.description and spec.code_version, spec.key
+
+
+def test_demo_config_is_the_default():
+    config = load_config()
+    assert config.local_site is not None and config.local_site.generate == "demo_college"
+    assert {"department", "admission_year", "major_type", "grade", "student_status"} <= set(config.profile)
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda c: c["sources"][1].update(kind="rss"), "sources[1].kind"),
+    (lambda c: c["sources"][0].update(seeds=["ftp://x"]), "sources[0].seeds"),
+    (lambda c: c["sources"][0].update(allow=["(unclosed"]), "sources[0].allow"),
+    (lambda c: c["profile"]["admission_year"].update(min=2030), "profile.admission_year"),
+    (lambda c: c.update(timezone="Mars/Olympus"), "timezone"),
+    (lambda c: c["sources"][0].update(selectors={"content": "main[["}), "sources[0].selectors"),
+    (lambda c: c.update(colour="blue"), "colour"),
+])
+def test_bad_config_names_the_field(mutate, field):
+    config = {
+        "institution": "X",
+        "sources": [{"name": "a", "kind": "html", "seeds": ["http://127.0.0.1:1/"]},
+                    {"name": "b", "kind": "faq", "seeds": ["http://127.0.0.1:1/faq"]}],
+        "profile": {"admission_year": {"type": "year", "question": "?", "min": 2015, "max": 2026}},
+    }
+    mutate(config)
+    with pytest.raises(ConfigError) as error:
+        parse_config(config, "x.yaml")
+    assert f"  {field}" in str(error.value) and "x.yaml" in str(error.value)
+
+
+def test_cli_rejects_bad_config_before_running(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("institution: X\nsources: []\nprofile: {}\n")
+    assert main(["materialize", "--config", str(bad), "--warehouse", str(tmp_path / "w")]) == 2
+    assert "sources" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()  # nothing written for a config that does not load
+    assert main(["materialize", "--config", str(tmp_path / "missing.yaml")]) == 2

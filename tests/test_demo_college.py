@@ -1,0 +1,265 @@
+"""The demo college: determinism, make-up, link integrity, and an exact ground-truth manifest."""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import re
+from collections import Counter, deque
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+from pypdf import PdfReader
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+from advisor.config import load_config
+from advisor.demo_college import MANIFEST_NAME, SITE_DIR_NAME, build_site
+from advisor.demo_college.catalog import DEPARTMENTS, PERIODS, periods_for, requirement
+from advisor.demo_college.model import file_for
+
+AS_OF = datetime.date(2026, 3, 1)
+BASE = "http://127.0.0.1:8765"
+CONFIG_PATH = Path(__file__).resolve().parents[1] / "advisor" / "demo_college" / "institution.yaml"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo")
+    summary = build_site(root, AS_OF)
+    manifest = [json.loads(line) for line in (root / MANIFEST_NAME).read_text("utf-8").splitlines()]
+    return summary, root / SITE_DIR_NAME, manifest
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_config(CONFIG_PATH)
+
+
+def _html(site: Path, url_path: str) -> HTMLParser:
+    return HTMLParser((site / file_for(url_path)).read_text("utf-8"))
+
+
+def _snapshot(site: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(site)): (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
+
+
+def test_config_loads_and_matches_the_schema(config):
+    assert [s.name for s in config.sources] == ["college-pages", "department-pages", "regulations", "notices", "faq"]
+    assert list(config.profile) == ["department", "major_type", "admission_year", "grade", "student_status"]
+    assert config.local_site and config.local_site.generate == "demo_college" and config.local_site.port == 8765
+    assert config.source("notices").expire_after_days == 365
+    for dept in DEPARTMENTS:  # every surface form the site uses is an alias the config knows
+        assert set(dept.aliases) <= set(config.profile["department"].values[dept.code])
+
+
+def test_two_builds_are_byte_identical(built, tmp_path):
+    summary, site, _ = built
+    other = build_site(tmp_path, AS_OF)
+    assert other.sources == summary.sources
+    ours = {k: v[0] for k, v in _snapshot(site).items()}
+    theirs = {k: v[0] for k, v in _snapshot(tmp_path / SITE_DIR_NAME).items()}
+    assert ours == theirs
+    assert (tmp_path / MANIFEST_NAME).read_bytes() == (site.parent / MANIFEST_NAME).read_bytes()
+
+
+def test_rebuild_in_place_rewrites_nothing_and_removes_stale_files(tmp_path):
+    build_site(tmp_path, AS_OF)
+    site = tmp_path / SITE_DIR_NAME
+    stale = site / "old" / "gone.html"
+    stale.parent.mkdir()
+    stale.write_text("stale")
+    before = _snapshot(site)
+    manifest_mtime = (tmp_path / MANIFEST_NAME).stat().st_mtime_ns
+    again = build_site(tmp_path, AS_OF)
+    assert again.written == 0 and again.deleted == 1
+    after = _snapshot(site)
+    del before["old/gone.html"]
+    assert after == before  # same bytes and same mtimes
+    assert not stale.parent.exists()
+    assert (tmp_path / MANIFEST_NAME).stat().st_mtime_ns == manifest_mtime
+
+
+def test_a_later_month_keeps_old_posts_at_their_urls(built, tmp_path):
+    _, site, manifest = built
+    later = build_site(tmp_path, datetime.date(2026, 4, 1))
+    assert later.written > 0
+    now = {m["path"]: m for m in manifest if m["kind"] == "board"}
+    then = {json.loads(line)["path"]: json.loads(line)
+            for line in (tmp_path / MANIFEST_NAME).read_text("utf-8").splitlines()}
+    shared = set(now) & set(then)
+    assert len(shared) > 100
+    assert all(now[p]["title"] == then[p]["title"] and now[p]["date"] == then[p]["date"] for p in shared)
+
+
+def test_counts_follow_the_reference_corpus(built):
+    summary, _, manifest = built
+    kinds = Counter(m["kind"] for m in manifest)
+    sources = Counter(m["source"] for m in manifest)
+    assert summary.sources == len(manifest) >= 500
+    assert 4 <= kinds["pdf"] <= 6
+    assert 85 <= sources["department-pages"] <= 95
+    assert 120 <= kinds["board"] <= 160
+    assert 25 <= sum(m["expired"] for m in manifest if m["kind"] == "board") <= 35
+    assert 260 <= kinds["faq"] <= 300
+    assert 5 <= sum(m["duplicate_of"] is not None for m in manifest) <= 8
+    assert len(PERIODS) == 8 and len(periods_for(DEPARTMENTS[2])) == 6  # AI has no cohorts before 2019
+
+
+def test_every_pdf_has_pages_of_korean_text_and_its_headings(built):
+    _, site, manifest = built
+    pdfs = [m for m in manifest if m["kind"] == "pdf"]
+    for record in pdfs:
+        reader = PdfReader(io.BytesIO((site / file_for(record["path"])).read_bytes()))
+        assert len(reader.pages) >= 3, record["path"]
+        text = "\n".join(page.extract_text() for page in reader.pages)
+        assert len(re.findall(r"[가-힣]", text)) > 500
+        flat = re.sub(r"\s+", "", text)
+        for section in record["sections"]:
+            assert re.sub(r"\s+", "", section["heading"]) in flat, (record["path"], section["heading"])
+
+
+def test_every_page_has_the_chrome_and_one_h1(built):
+    _, site, _ = built
+    for page in site.rglob("*.html"):
+        tree = HTMLParser(page.read_text("utf-8"))
+        assert tree.css_first('meta[charset="utf-8"]') is not None, page
+        assert tree.css_first("header nav.gnb") and tree.css_first("nav.breadcrumb") and tree.css_first("footer")
+        assert len(tree.css("main#content h1")) == 1, page
+        assert tree.css_first('footer a[href="/admin/"]') is not None
+
+
+def test_every_internal_link_resolves_to_a_file(built):
+    _, site, _ = built
+    for page in site.rglob("*.html"):
+        url = "/" + str(page.relative_to(site))
+        for node in HTMLParser(page.read_text("utf-8")).css("a[href], link[href]"):
+            href = node.attributes["href"]
+            target = urlparse(urljoin(BASE + url, href))
+            if target.netloc != "127.0.0.1:8765" or not target.path:
+                continue
+            assert (site / file_for(target.path)).is_file(), (url, href)
+
+
+def test_robots_disallows_admin(built):
+    _, site, _ = built
+    robots = (site / "robots.txt").read_text()
+    assert "User-agent: *" in robots and "Disallow: /admin/" in robots
+    assert (site / "admin" / "index.html").is_file()
+
+
+def _crawl(site: Path, source) -> set[str]:
+    """What a crawler of ``source`` fetches: BFS over links matching its allow patterns."""
+    allow = [re.compile(p) for p in source.allow_patterns()]
+    seen, queue = set(source.seeds), deque(source.seeds)
+    while queue:
+        url = queue.popleft()
+        path = urlparse(url).path
+        if not path.endswith(".html") and not path.endswith("/"):
+            continue
+        for node in _html(site, path).css("a[href]"):
+            link = urldefrag(urljoin(url, node.attributes["href"]))[0]
+            if link not in seen and "/admin/" not in link and any(p.search(link) for p in allow):
+                seen.add(link)
+                queue.append(link)
+    return seen
+
+
+def test_a_crawl_of_each_source_finds_exactly_its_manifest_documents(built, config):
+    _, site, manifest = built
+    for source in config.sources:
+        fetched = _crawl(site, source)
+        docs = {u for u in fetched if not source.documents or any(re.search(p, u) for p in source.documents)}
+        expected = {m["path"] for m in manifest if m["source"] == source.name}
+        if source.kind == "faq":
+            found = set()
+            for url in docs:
+                items = _html(site, urlparse(url).path).css(source.selectors.faq_item)
+                for n, item in enumerate(items, 1):
+                    found.add(urlparse(url).path + "#" + (item.attributes.get("id") or f"faq-{n}"))
+                    assert item.css_first("dt").text().strip() and item.css_first("dd").text().strip()
+        else:
+            found = {urlparse(u).path for u in docs}
+        assert found == expected, (source.name, sorted(found ^ expected)[:5])
+
+
+def test_manifest_records_are_well_formed(built, config):
+    _, site, manifest = built
+    schema = config.profile
+    titles = {}
+    for m in manifest:
+        page = _html(site, m["path"]) if m["kind"] != "pdf" else None
+        if m["kind"] == "faq":
+            fragment = m["path"].split("#")[1]
+            if fragment.startswith("faq-"):
+                items = page.css("dl.faq > div.faq-item")
+                item = items[int(fragment[4:]) - 1]
+                assert "id" not in item.attributes
+            else:
+                item = page.css_first(f"#{fragment}")
+            assert item.css_first("dt").text() == m["title"]
+            titles[m["path"]] = (item.css_first("dt").html, item.css_first("dd").html)
+        elif page is not None:
+            assert page.css_first("main#content h1").text() == m["title"]
+            headings = {n.text() for n in page.css("main#content h2, main#content h3")}
+            assert all(s["heading"] in headings for s in m["sections"]), m["path"]
+        if m["kind"] == "board":
+            assert page.css_first("main#content time[datetime]").attributes["datetime"] == m["date"]
+            age = (AS_OF - datetime.date.fromisoformat(m["date"])).days
+            assert m["expired"] == (age > 365) and not 334 < age <= 365  # no post near the boundary
+        for record in [m["applies_to"], *(s["applies_to"] for s in m["sections"])]:
+            assert list(record) == list(schema)
+            for name, value in record.items():
+                if value is None:
+                    continue
+                attribute = schema[name]
+                if attribute.type == "categorical":
+                    assert value and set(value) <= set(attribute.values), (m["path"], name, value)
+                else:
+                    lo, hi = value
+                    assert attribute.min <= lo <= hi <= attribute.max and (lo, hi) != (attribute.min, attribute.max)
+    for m in manifest:  # exact duplicates really are the same question and answer
+        if m["duplicate_of"]:
+            assert titles[m["path"]] == titles[m["duplicate_of"]]
+
+
+def test_near_duplicates_differ_in_their_numbers(built):
+    _, site, manifest = built
+    for dept in DEPARTMENTS:
+        for major_type in ("intensive", "double", "convergence"):
+            credits = [requirement(dept, q, major_type).major for q in periods_for(dept)]
+            assert all(a != b for a, b in zip(credits, credits[1:])), (dept.code, major_type, credits)
+        for q in periods_for(dept):  # types differ within a page, and the page states each number
+            reqs = [requirement(dept, q, t) for t in ("intensive", "double", "convergence")]
+            assert len({r.major for r in reqs}) == 3
+            text = _html(site, f"/departments/{dept.slug}/graduation-{q.slug}.html").css_first("main").text()
+            assert all(f"{r.major}학점 이상" in text for r in reqs)
+    for q in PERIODS[2:]:  # same period, different departments
+        assert len({requirement(d, q, "intensive").major for d in DEPARTMENTS}) == 3
+    graduation = [m for m in manifest if "/graduation-" in m["path"]]
+    assert len(graduation) == 22 and all(len(m["sections"]) == 3 for m in graduation)
+    credits = [s["facts"]["major_credits"] for m in graduation for s in m["sections"]]
+    assert len(credits) == 66 and len(set(credits)) > 30
+
+
+def test_profile_specific_sources_exist_for_every_kind(built):
+    _, _, manifest = built
+    limited = Counter()
+    for m in manifest:
+        for record in [m["applies_to"], *(s["applies_to"] for s in m["sections"])]:
+            for name, value in record.items():
+                if value is not None:
+                    limited[name] += 1
+    assert all(limited[name] >= 20 for name in ("department", "major_type", "admission_year", "grade", "student_status"))
+    assert {m["lang"] for m in manifest} == {"ko", "en"}
+
+
+@pytest.mark.parametrize(("word", "pair", "expected"), [
+    ("2019학번", "은/는", "은"), ("2021년도 입학자", "은/는", "는"), ("학사지원팀", "으로/로", "으로"),
+    ("캡스톤디자인(전공필수)", "을/를", "을"), ("2020", "이/가", "이"), ("캡스톤디자인Ⅱ", "과/와", "와"), ("HCI", "을/를", "를"),
+])
+def test_particles_follow_the_last_syllable(word, pair, expected):
+    from advisor.demo_college.phrasing import particle
+
+    assert particle(word, pair) == expected
