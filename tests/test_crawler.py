@@ -164,3 +164,40 @@ def test_normalize_url():
     assert normalize_url("HTTP://Example.COM:80/a#frag") == "http://example.com/a"
     assert normalize_url("https://x.kr:443") == "https://x.kr/"
     assert normalize_url("http://x.kr/b?q=1#z") == "http://x.kr/b?q=1"
+
+
+def test_one_crawler_serves_several_sources_with_politeness(store):
+    """Each source runs in its own event loop; the politeness gate must not be tied to one."""
+    polite = FAST.model_copy(update={"delay_seconds": 0.01})
+    with CraftedSite() as site:
+        site.page("/a/", html('<a href="/a/1.html">1</a>'))
+        site.page("/a/1.html", html("a1"))
+        site.page("/b/", html('<a href="/b/1.html">1</a> <a href="/a/1.html">a1</a>'))
+        site.page("/b/1.html", html("b1"))
+        crawler = Crawler(polite, store)
+        claimed: set[str] = set()
+        first = crawler.crawl(Source(name="a", kind="html", seeds=[site.url("/a/")]), {}, claimed)
+        second = crawler.crawl(Source(name="b", kind="html", seeds=[site.url("/b/")],
+                                      allow=[f"^{site.base}/"]), {}, claimed)
+    assert {f.url for f in first.fetches} == {site.url("/a/"), site.url("/a/1.html")}
+    # /a/1.html belongs to the first source that took it: fetched once in all
+    assert {f.url for f in second.fetches} == {site.url("/b/"), site.url("/b/1.html")}
+    assert site.hits["/a/1.html"] == 1
+
+
+def test_capped_crawl_takes_the_same_pages_whatever_the_timing(store):
+    import random
+
+    rng = random.Random(7)
+    runs = []
+    with CraftedSite() as site:
+        site.page("/", html(" ".join(f'<a href="/s{i}.html">{i}</a>' for i in range(4))))
+        for _ in range(3):  # the level's pages answer in a different order on every run
+            for i in range(4):
+                site.page(f"/s{i}.html", html(" ".join(f'<a href="/p{i}-{j}.html">x</a>' for j in range(4))),
+                          delay=rng.random() * 0.05)
+                for j in range(4):
+                    site.page(f"/p{i}-{j}.html", html("leaf"))
+            runs.append({f.url for f in Crawler(FAST, store).crawl(source(site, max_pages=9), {}).fetches})
+    assert runs[0] == runs[1] == runs[2]
+    assert {site.url(f"/p0-{j}.html") for j in range(4)} <= runs[0]  # links taken in page order

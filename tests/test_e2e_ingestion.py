@@ -93,3 +93,39 @@ def test_materialize_select_and_failure_exit_code(slice_config, tmp_path, monkey
         blocker.listen()
         assert main(["materialize", "--config", str(slice_config), "--warehouse", str(warehouse),
                      "--select", "raw_documents"]) == 1
+
+
+def test_failures_are_recorded_and_shown_in_asset_metadata(tmp_path, monkeypatch):
+    """A site with broken pages, through Dagster: the run goes on, each failure is in the
+    lakehouse with its reason and in the asset's metadata in the UI."""
+    from dagster import AssetKey, DagsterInstance
+
+    from tests.crafted_site import CraftedSite
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    warehouse = tmp_path / "warehouse"
+    with CraftedSite() as site:
+        site.page("/", "<html><body><main><h1>Home</h1><p>본문</p><a href='/broken.pdf'>pdf</a>"
+                       "<a href='/down.html'>down</a><a href='/ok.html'>ok</a></main></body></html>")
+        site.page("/ok.html", "<html><body><main><h1>OK</h1><p>정상 페이지</p></main></body></html>")
+        site.add("/broken.pdf", body=b"%PDF-1.4 garbage", content_type="application/pdf")
+        site.add("/down.html", status=503, body=b"down", content_type="text/plain")
+        config = tmp_path / "crafted.yaml"
+        config.write_text(yaml.safe_dump({
+            "institution": "Crafted",
+            "crawl": {"delay_seconds": 0, "retries": 1, "backoff_seconds": 0.01},
+            "sources": [{"name": "site", "kind": "html", "seeds": [site.url("/")]}],
+            "profile": {"grade": {"type": "integer", "question": "?", "min": 1, "max": 4}},
+        }), encoding="utf-8")
+        assert main(["materialize", "--config", str(config), "--warehouse", str(warehouse)]) == 0
+
+    instance = DagsterInstance.get()
+    crawl = instance.get_latest_materialization_event(AssetKey("raw_documents")).asset_materialization
+    clean = instance.get_latest_materialization_event(AssetKey("documents")).asset_materialization
+    assert crawl.metadata["failures"].value == 1 and "http_503" in crawl.metadata["failure_details"].value
+    assert clean.metadata["failures"].value == 1 and "corrupt_pdf" in clean.metadata["failure_details"].value
+    with connect(warehouse) as con:
+        reasons = sorted(con.execute("SELECT asset, reason FROM ingest_failures").fetchall())
+        active = con.execute("SELECT count(*) FROM documents WHERE status = 'active'").fetchone()[0]
+    assert reasons == [("documents", "corrupt_pdf"), ("raw_documents", "http_503")]
+    assert active == 2  # the home page and ok.html

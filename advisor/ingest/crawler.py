@@ -132,7 +132,6 @@ class _HostGate:
     def __init__(self, delay: float):
         self.delay = delay
         self._next: dict[str, float] = {}
-        self._lock = asyncio.Lock()
 
     def set_delay(self, delay: float) -> None:
         self.delay = max(self.delay, delay)
@@ -140,10 +139,11 @@ class _HostGate:
     async def wait(self, host: str) -> None:
         if self.delay <= 0:
             return
-        async with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next.get(host, now))
-            self._next[host] = start + self.delay
+        # No lock needed: nothing awaits between reading and booking the slot, so no other
+        # task of the event loop can interleave (and a lock would tie the gate to one loop).
+        now = time.monotonic()
+        start = max(now, self._next.get(host, now))
+        self._next[host] = start + self.delay
         if start > now:
             await asyncio.sleep(start - now)
 
@@ -257,7 +257,7 @@ class Crawler:
                 fetch.outcome = "out_of_scope" if known else "failed"
                 fetch.reason, fetch.detail = "robots_disallowed", "robots.txt disallows this URL"
                 return fetch, []
-            await self._fetch(client, url, known, fetch, in_scope)
+            body = await self._fetch(client, url, known, fetch, in_scope)
         except _FetchFailed as exc:
             fetch.outcome, fetch.reason, fetch.detail = "failed", exc.reason, exc.detail
             fetch.http_status = exc.status if exc.status is not None else fetch.http_status
@@ -270,16 +270,18 @@ class Crawler:
         if not fetch.has_content:
             return fetch, []
         fetch.is_document = not documents or any(p.search(url) for p in documents)
-        return fetch, self._links(fetch) if fetch.doc_format == "html" else []
+        return fetch, self._links(fetch, body) if fetch.doc_format == "html" else []
 
-    def _links(self, fetch: Fetch) -> list[str]:
+    def _links(self, fetch: Fetch, body: bytes | None) -> list[str]:
+        """Links of an HTML page; a 304's links come from the bytes stored last time."""
         try:
-            html, _ = decode_html(self.store.get(fetch.content_hash), fetch.content_type)
+            html, fetch.encoding = decode_html(body or self.store.get(fetch.content_hash), fetch.content_type)
         except (DocumentError, FileNotFoundError):
             return []  # undecodable: the cleaner records the failure; nothing to follow
         return extract_links(html, fetch.url)
 
-    async def _fetch(self, client, url: str, known: KnownPage | None, fetch: Fetch, in_scope) -> None:
+    async def _fetch(self, client, url: str, known: KnownPage | None, fetch: Fetch, in_scope) -> bytes | None:
+        """Fill `fetch` from one GET; returns the new body (None when there is none: 304, 404...)."""
         headers = {}
         if known is not None and self.store.has(known.content_hash):
             if known.etag:
@@ -292,8 +294,8 @@ class Crawler:
         fetch.fetched_at = _now()
 
         if response.status_code in REDIRECT_STATUSES:
-            self._check_redirect(client, url, response, fetch, in_scope)
-            return
+            self._check_redirect(url, response, fetch, in_scope)
+            return None
         if response.status_code == 304 and known is not None:
             fetch.outcome = "not_modified"
             fetch.content_hash, fetch.doc_format = known.content_hash, known.doc_format
@@ -301,11 +303,11 @@ class Crawler:
             fetch.size_bytes = known.size_bytes
             fetch.etag = response.headers.get("ETag", known.etag)
             fetch.last_modified = response.headers.get("Last-Modified", known.last_modified)
-            return
+            return None
         if response.status_code in GONE_STATUSES:
             fetch.outcome = "gone"
             fetch.reason, fetch.detail = f"http_{response.status_code}", response.reason_phrase
-            return
+            return None
         if response.status_code != 200:
             raise _FetchFailed(f"http_{response.status_code}", response.reason_phrase or "", response.status_code)
 
@@ -317,18 +319,14 @@ class Crawler:
         fetch.size_bytes = len(body)
         fetch.etag = response.headers.get("ETag")
         fetch.last_modified = response.headers.get("Last-Modified")
-        if doc_format == "html":
-            try:
-                _, fetch.encoding = decode_html(body, content_type)
-            except DocumentError:
-                fetch.encoding = None
         fetch.content_hash = self.store.put(body)
         if known is None:
             fetch.outcome = "new"
         else:
             fetch.outcome = "unchanged" if known.content_hash == fetch.content_hash else "changed"
+        return body
 
-    def _check_redirect(self, client, url: str, response: httpx.Response, fetch: Fetch, in_scope) -> None:
+    def _check_redirect(self, url: str, response: httpx.Response, fetch: Fetch, in_scope) -> None:
         location = response.headers.get("Location")
         if not location:
             raise _FetchFailed("bad_redirect", "redirect without a Location header", response.status_code)
