@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 import duckdb
+import polars as pl
 
 from advisor.config import InstitutionConfig, Source
 from advisor.ingest import dates, encoding, faq, html_text, pdf_text
 from advisor.ingest.errors import DocumentError
 from advisor.ingest.raw_store import RawStore
-from advisor.lakehouse import insert_rows, replace_rows
+from advisor.lakehouse import delete_where_in, insert_rows, transaction
 from advisor.versioning import code_version
 
 PARSER_MODULES = (dates, encoding, faq, html_text, pdf_text)
@@ -131,6 +132,7 @@ def clean_documents(
     ).pl().to_dicts()
     existing = Counter(r[0] for r in con.execute("SELECT source_url FROM documents").fetchall())
 
+    batch = _Batch()
     for raw in raws:
         source = sources.get(raw["source"])
         if source is None:
@@ -139,44 +141,60 @@ def clean_documents(
         if done.get(raw["url"]) == (raw["content_hash"], fingerprint):
             report.skipped += 1
             continue
-        _clean_one(con, store, raw, source, fingerprint, run_id, version, existing, report)
+        _clean_one(store, raw, source, fingerprint, run_id, version, existing, report, batch)
+        if len(batch.cleaned) >= WRITE_BATCH:
+            batch.write(con)
+    batch.write(con)
 
     _update_statuses(con, config, today, run_id, report)
     return report
 
 
-def _clean_one(con, store, raw, source, fingerprint, run_id, version, existing, report) -> None:
+WRITE_BATCH = 200  # pages per lakehouse write: one transaction each, bounded memory
+
+
+@dataclass
+class _Batch:
+    """Rows of parsed pages waiting to be written together (a write per page costs ~20 ms)."""
+
+    documents: list[dict] = field(default_factory=list)
+    cleaned: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)
+
+    def write(self, con: duckdb.DuckDBPyConnection) -> None:
+        with transaction(con):  # a page's documents and its 'cleaned' mark land together
+            delete_where_in(con, "documents", "url", [r["url"] for r in self.documents])
+            insert_rows(con, "documents", self.documents)
+            delete_where_in(con, "cleaned_sources", "source_url", [r["source_url"] for r in self.cleaned])
+            insert_rows(con, "cleaned_sources", self.cleaned)
+            insert_rows(con, "ingest_failures", self.failures)
+        self.documents, self.cleaned, self.failures = [], [], []
+
+
+def _clean_one(store, raw, source, fingerprint, run_id, version, existing, report, batch: _Batch) -> None:
     report.parsed += 1
+    mark = {"source_url": raw["url"], "content_hash": raw["content_hash"], "fingerprint": fingerprint,
+            "outcome": "ok", "reason": None, "documents": 0, "run_id": run_id}
     try:
         rows = parse_raw(raw, store.get(raw["content_hash"]), source)
     except (DocumentError, FileNotFoundError) as exc:
         reason = getattr(exc, "reason", "missing_raw_bytes")
-        detail = getattr(exc, "detail", str(exc))
         failure = {
             "run_id": run_id, "asset": "documents", "source": raw["source"], "url": raw["url"],
-            "reason": reason, "detail": detail, "http_status": raw["http_status"],
+            "reason": reason, "detail": getattr(exc, "detail", str(exc)), "http_status": raw["http_status"],
             "occurred_at": datetime.now(timezone.utc),
         }
-        insert_rows(con, "ingest_failures", [failure])
+        batch.failures.append(failure)
         report.failures.append(failure)
-        _mark_cleaned(con, raw, fingerprint, "failed", reason, 0, run_id)
+        batch.cleaned.append({**mark, "outcome": "failed", "reason": reason})
         return  # the documents this page produced before stay as they were
-    rows = [_with_lineage(r, raw, run_id, version) for r in rows]
     # Entries a page no longer has are kept and marked removed by the status pass, not deleted.
-    replace_rows(con, "documents", "url", [r["url"] for r in rows], rows)
+    batch.documents.extend(_with_lineage(r, raw, run_id, version) for r in rows)
+    batch.cleaned.append({**mark, "documents": len(rows)})
     if existing[raw["url"]]:
         report.changed += len(rows)
     else:
         report.added += len(rows)
-    _mark_cleaned(con, raw, fingerprint, "ok", None, len(rows), run_id)
-
-
-def _mark_cleaned(con, raw, fingerprint, outcome, reason, n_documents, run_id) -> None:
-    row = {
-        "source_url": raw["url"], "content_hash": raw["content_hash"], "fingerprint": fingerprint,
-        "outcome": outcome, "reason": reason, "documents": n_documents, "run_id": run_id,
-    }
-    replace_rows(con, "cleaned_sources", "source_url", [raw["url"]], [row])
 
 
 # --------------------------------------------------------------------------- statuses
@@ -232,12 +250,21 @@ def _update_statuses(con, config: InstitutionConfig, today: date, run_id: str, r
     }
     expiry = {s.name: today - timedelta(days=s.expire_after_days) for s in config.sources if s.expire_after_days}
     statuses = compute_statuses(docs, removed, expiry)
+    changes = []
     for doc in docs:
         new = statuses[doc["url"]]
         report.status_counts[new["status"]] += 1
         if (doc["status"], doc["duplicate_of"], doc["alias_urls"]) != (new["status"], new["duplicate_of"], new["alias_urls"]):
-            report.status_changes += 1
+            changes.append({"url": doc["url"], **new})
+    report.status_changes = len(changes)
+    if changes:
+        frame = pl.DataFrame(changes, schema={"url": pl.String, "status": pl.String, "duplicate_of": pl.String,
+                                              "alias_urls": pl.List(pl.String)})
+        con.register("_status_changes", frame.to_arrow())
+        try:
             con.execute(
-                "UPDATE documents SET status = ?, duplicate_of = ?, alias_urls = ? WHERE url = ?",
-                [new["status"], new["duplicate_of"], new["alias_urls"], doc["url"]],
+                """UPDATE documents SET status = c.status, duplicate_of = c.duplicate_of, alias_urls = c.alias_urls
+                   FROM _status_changes c WHERE documents.url = c.url"""
             )
+        finally:
+            con.unregister("_status_changes")
