@@ -117,6 +117,18 @@ class LocalSite(_Strict):
         return host
 
 
+class PipelineSettings(_Strict):
+    """Which backend each model-backed step uses. `auto`: the LLM when one is configured
+    (OPENAI_API_KEY / OPENAI_BASE_URL), else the offline backend."""
+
+    annotator: Literal["auto", "rules", "llm"] = "auto"
+    augmentation: Literal["auto", "extractive", "llm"] = "auto"
+    chunk_max_chars: Annotated[int, Field(ge=200, le=4000)] = 800
+    # A ground-truth applicability manifest (JSON lines), used ONLY to measure annotation
+    # accuracy; relative paths are under the warehouse. The demo college writes one.
+    annotation_truth: str | None = None
+
+
 class CategoricalAttribute(_Strict):
     type: Literal["categorical"]
     question: str
@@ -157,6 +169,7 @@ class InstitutionConfig(_Strict):
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
     profile: dict[str, Attribute]
     crawl: CrawlSettings = CrawlSettings()
+    pipeline: PipelineSettings = PipelineSettings()
     local_site: LocalSite | None = None
 
     @field_validator("sources")

@@ -125,8 +125,108 @@ CREATE TABLE IF NOT EXISTS materializations (
     PRIMARY KEY (run_id, asset)
 );
 
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id        VARCHAR PRIMARY KEY,   -- hash of document URL, position and text: stable
+    doc_id          VARCHAR NOT NULL,
+    doc_url         VARCHAR NOT NULL,      -- -> documents.url (the citation)
+    source          VARCHAR NOT NULL,
+    kind            VARCHAR NOT NULL,      -- page | pdf | notice | faq
+    collection      VARCHAR NOT NULL,      -- static | dynamic
+    published_on    DATE,
+    position        INTEGER NOT NULL,      -- order within the document
+    text            VARCHAR NOT NULL,      -- the raw chunk
+    indexed_text    VARCHAR NOT NULL,      -- topic > subtopic | title | keywords, then the chunk
+    text_hash       VARCHAR NOT NULL,      -- -> chunk_tokens.text_hash
+    heading_path    VARCHAR[],
+    page            INTEGER,               -- PDFs: the page it starts on
+    start_offset    INTEGER,
+    topic           VARCHAR,
+    subtopic        VARCHAR,
+    title           VARCHAR,
+    keywords        VARCHAR[],
+    doc_text_hash   VARCHAR NOT NULL,      -- documents.text_hash it was cut from
+    chunker_version VARCHAR NOT NULL,
+    run_id          VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS chunk_tokens (   -- Kiwi content morphemes, computed once per text
+    text_hash         VARCHAR NOT NULL,
+    tokenizer_version VARCHAR NOT NULL,     -- Kiwi version + user dictionary (config aliases)
+    tokens            VARCHAR[] NOT NULL,   -- content morphemes (BM25, token metrics)
+    tags              VARCHAR[] NOT NULL,   -- their part-of-speech tags (keywords keep nouns)
+    PRIMARY KEY (text_hash, tokenizer_version)
+);
+
+CREATE TABLE IF NOT EXISTS chunk_annotations ( -- one row per chunk x annotator x attribute
+    chunk_id          VARCHAR NOT NULL,
+    annotator         VARCHAR NOT NULL,     -- rules | llm
+    annotator_version VARCHAR NOT NULL,
+    attribute         VARCHAR NOT NULL,
+    value_set         VARCHAR[],            -- categorical: canonical values; NULL = not limited
+    range_min         INTEGER,              -- year / integer: inclusive range; NULL = not limited
+    range_max         INTEGER,
+    needed            BOOLEAN NOT NULL,     -- a reader must know this attribute to trust the chunk
+    run_id            VARCHAR NOT NULL,
+    PRIMARY KEY (chunk_id, annotator, attribute)
+);
+
+CREATE TABLE IF NOT EXISTS annotation_accuracy ( -- per run x annotator x attribute, vs ground truth
+    run_id            VARCHAR NOT NULL,
+    annotator         VARCHAR NOT NULL,
+    annotator_version VARCHAR NOT NULL,
+    attribute         VARCHAR NOT NULL,
+    n                 INTEGER NOT NULL,
+    exact_match       DOUBLE,
+    precision         DOUBLE,
+    recall            DOUBLE,
+    predicted_null_share DOUBLE,
+    true_null_share   DOUBLE,
+    truth_file        VARCHAR,
+    measured_at       TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS chunk_augmentations ( -- URAG-D: the chunk in its document's light
+    chunk_id       VARCHAR NOT NULL,
+    method         VARCHAR NOT NULL,        -- extractive (offline) | llm
+    method_version VARCHAR NOT NULL,
+    summary        VARCHAR NOT NULL,        -- one sentence
+    augmented_text VARCHAR NOT NULL,        -- summary + the (rewritten) chunk
+    run_id         VARCHAR NOT NULL,
+    PRIMARY KEY (chunk_id, method)
+);
+
 CREATE OR REPLACE VIEW active_documents AS
     SELECT * FROM documents WHERE status = 'active';
+"""
+
+
+LLM_SCHEMA = """
+CREATE TABLE IF NOT EXISTS llm_cache (      -- validated LLM responses; failures are never stored
+    cache_key          VARCHAR PRIMARY KEY,  -- sha256 of (task, input_hash, prompt_version, model)
+    task               VARCHAR NOT NULL,     -- annotate | augment | ...
+    input_hash         VARCHAR NOT NULL,     -- sha256 of everything the prompt was built from
+    prompt_version     VARCHAR NOT NULL,
+    model              VARCHAR NOT NULL,
+    response           JSON NOT NULL,        -- the JSON object the model returned
+    prompt_tokens      INTEGER,              -- what producing it cost (summed over its retries)
+    completion_tokens  INTEGER,
+    created_at         TIMESTAMPTZ NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS llm_usage (      -- one row per asset run per LLM task
+    run_id             VARCHAR NOT NULL,
+    asset              VARCHAR NOT NULL,
+    task               VARCHAR NOT NULL,
+    model              VARCHAR NOT NULL,
+    calls              INTEGER NOT NULL,     -- HTTP requests sent, retries included
+    cache_hits         INTEGER NOT NULL,     -- items answered without a call
+    retries            INTEGER NOT NULL,
+    failures           INTEGER NOT NULL,     -- items left without a result
+    prompt_tokens      BIGINT NOT NULL,
+    completion_tokens  BIGINT NOT NULL,
+    cost_usd           DOUBLE,               -- NULL: the model's price is unknown (never guessed)
+    recorded_at        TIMESTAMPTZ NOT NULL
+);
 """
 
 
@@ -141,6 +241,7 @@ def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
+    con.execute(LLM_SCHEMA)
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
@@ -191,11 +292,20 @@ def replace_rows(
         insert_rows(con, table, rows)
 
 
-def latest_run(con: duckdb.DuckDBPyConnection, asset: str) -> str | None:
-    row = con.execute(
-        "SELECT run_id FROM materializations WHERE asset = ? ORDER BY finished_at DESC LIMIT 1", [asset]
-    ).fetchone()
+def one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple | None:
+    """The first row of a query, with its result fully consumed: DuckDB 2.0 refuses other work on a
+    connection whose last result is still open, which `fetchone()` leaves behind."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
+    row = one(con, sql, params)
     return row[0] if row else None
+
+
+def latest_run(con: duckdb.DuckDBPyConnection, asset: str) -> str | None:
+    return scalar(con, "SELECT run_id FROM materializations WHERE asset = ? ORDER BY finished_at DESC LIMIT 1", [asset])
 
 
 def record_materialization(

@@ -50,5 +50,8 @@ def print_run_summary(result, warehouse: Path, seconds: float) -> None:
 
 
 def _notes(metadata: dict) -> str:
-    keep = [k for k in metadata if k.startswith(("fetch_", "active_", "status_")) or k in {"truncated_sources"}]
-    return ", ".join(f"{k}={metadata[k]}" for k in keep if metadata[k] not in (0, "none"))
+    """The asset's own figures (row counts are in the table already), zeros left out."""
+    return ", ".join(
+        f"{key}={value}" for key, value in metadata.items()
+        if not key.startswith("dagster/") and isinstance(value, (int, float, str)) and value not in (0, "none", "")
+    )

@@ -15,6 +15,7 @@ from dagster import (
 
 from advisor import progress
 from advisor.ingest import crawler, documents as cleaning, local_site, raw_documents as crawling
+from advisor.lakehouse import one, scalar
 from advisor.versioning import code_version
 from assets.lineage import failures_markdown, institution_today, record_lineage
 from pipelines.resources import InstitutionResource, WarehouseResource
@@ -48,9 +49,9 @@ def raw_documents(
             if served:
                 context.log.info(f"serving the local site at {served} for this crawl")
             report = crawling.crawl_institution(config, con, store, context.run_id, on_fetch=on_fetch)
-        total, live, documents = con.execute(
+        total, live, documents = one(con, 
             "SELECT count(*), count(*) FILTER (removed_at IS NULL), count(*) FILTER (removed_at IS NULL AND is_document) FROM raw_documents"
-        ).fetchone()
+        )
         counts = report.counts()
         metadata = {
             "dagster/row_count": total,
@@ -133,15 +134,15 @@ def documents(
 
 
 def _document_checks(con) -> list[AssetCheckResult]:
-    duplicated = con.execute("SELECT count(*) - count(DISTINCT url) FROM documents").fetchone()[0]
-    empty = con.execute(
-        "SELECT count(*) FROM documents WHERE status = 'active' AND length(trim(text)) = 0").fetchone()[0]
-    orphans = con.execute(
+    duplicated = scalar(con, "SELECT count(*) - count(DISTINCT url) FROM documents")
+    empty = scalar(con, 
+        "SELECT count(*) FROM documents WHERE status = 'active' AND length(trim(text)) = 0")
+    orphans = scalar(con, 
         """SELECT count(*) FROM raw_documents r
            WHERE r.is_document AND r.removed_at IS NULL
              AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_url = r.url)
              AND NOT EXISTS (SELECT 1 FROM cleaned_sources c WHERE c.source_url = r.url AND c.outcome = 'failed')"""
-    ).fetchone()[0]
+    )
     return [
         AssetCheckResult(check_name="document_urls_unique", passed=duplicated == 0,
                          metadata={"duplicated_urls": duplicated}),

@@ -6,7 +6,7 @@ from datetime import date, datetime, timezone
 from zoneinfo import ZoneInfo
 
 import duckdb
-from dagster import AssetExecutionContext, MetadataValue
+from dagster import AssetCheckResult, AssetExecutionContext, MetadataValue
 
 from advisor.config import InstitutionConfig
 from advisor.lakehouse import latest_run, record_materialization
@@ -56,4 +56,19 @@ def record_lineage(
         inputs=inputs,
         counts={"row_count": row_count, **counts},
         metadata=metadata,
+    )
+
+
+def check_result(check_name: str, outcomes: list, asset_key: str | None = None) -> AssetCheckResult:
+    """One asset check from the GX expectation outcomes (advisor.quality) behind it."""
+    failed = [o for o in outcomes if not o.success]
+    return AssetCheckResult(
+        check_name=check_name,
+        asset_key=asset_key,
+        passed=not failed,
+        metadata={
+            "expectations": MetadataValue.json([o.name for o in outcomes]),
+            "failed": MetadataValue.json([{"name": o.name, "unexpected": o.unexpected_count, "examples": o.examples}
+                                          for o in failed]),
+        },
     )

@@ -7,12 +7,12 @@ import os
 from dagster import Definitions, in_process_executor, load_asset_checks_from_modules, load_assets_from_modules
 
 from advisor.config import load_config
-from assets import ingestion
-from pipelines.resources import InstitutionResource, WarehouseResource
+from assets import annotation, ingestion
+from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
 from pipelines.schedules import nightly_refresh, refresh_job
 from pipelines.sensors import config_changed
 
-ASSET_MODULES = [ingestion]
+ASSET_MODULES = [ingestion, annotation]
 DEFAULT_WAREHOUSE = "warehouse"
 
 
@@ -29,6 +29,7 @@ def build_definitions(config_path: str | None = None, warehouse: str | None = No
         resources={
             "institution": InstitutionResource(config_path=config_path),
             "warehouse": WarehouseResource(path=warehouse),
+            "llm": LLMResource(),
         },
         # One process runs the assets one after another: DuckDB allows a single writer, and the
         # multiprocess executor costs ~4x in start-up for this graph (tech notes).

@@ -47,3 +47,29 @@ class WarehouseResource(ConfigurableResource):
 
     def raw_store(self) -> RawStore:
         return RawStore(self.root)
+
+
+class LLMResource(ConfigurableResource):
+    """The OpenAI-compatible endpoint, from the environment (OPENAI_API_KEY, OPENAI_BASE_URL,
+    ADVISOR_LLM_MODEL ...), resolved when a run starts. Unconfigured is a normal state: the
+    offline backends run and nothing pretends to be an LLM result."""
+
+    def settings(self):
+        from advisor.llm.settings import LLMSettings
+
+        return LLMSettings.from_env()
+
+    def configured(self) -> bool:
+        return self.settings().configured
+
+    def client(self):
+        from advisor.llm.client import LLMClient
+
+        return LLMClient(self.settings())
+
+    def augmenter(self, con):
+        from advisor.llm.augment import LLMAugmenter
+
+        augmenter = LLMAugmenter(self.client(), con)
+        augmenter.method = "llm"
+        return augmenter

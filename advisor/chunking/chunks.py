@@ -1,0 +1,144 @@
+"""Cut the active documents into chunks, incrementally, with a Kiwi token cache.
+
+A document is re-chunked only when its text or the chunker changed; chunks of documents that are
+no longer active (removed, expired, consolidated) are dropped from `chunks`. Kiwi content
+morphemes are computed once per chunk text (and tokenizer version) and kept in `chunk_tokens`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+import duckdb
+
+from advisor.chunking import chunker, keywords, kiwi_tokens, model
+from advisor.config import InstitutionConfig
+from advisor.lakehouse import delete_where_in, insert_rows, scalar, transaction
+from advisor.versioning import code_version
+
+DOCUMENT_COLUMNS = """doc_id, url, source, kind, collection, published_on, title, breadcrumbs, headings,
+                      text, question, answer, page_spans, text_hash"""
+
+
+@dataclass
+class ChunkReport:
+    documents_chunked: int = 0
+    documents_unchanged: int = 0
+    documents_dropped: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    tokens_computed: int = 0
+    tokens_cached: int = 0
+    per_kind: Counter = field(default_factory=Counter)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def tokenizer_for(config: InstitutionConfig) -> kiwi_tokens.KiwiTokenizer:
+    """The one tokenizer setup shared by chunks, indexes and queries (the config's aliases as
+    user words, so 컴퓨터학과 stays one token)."""
+    return kiwi_tokens.get_tokenizer(kiwi_tokens.user_words_from_config(config))
+
+
+def chunker_version(config: InstitutionConfig, tokenizer: kiwi_tokens.KiwiTokenizer) -> str:
+    digest = code_version(chunker, keywords, model)
+    return hashlib.sha256(f"{digest}|{config.pipeline.chunk_max_chars}|{tokenizer.version}".encode()).hexdigest()[:12]
+
+
+def cached_tokens(
+    con: duckdb.DuckDBPyConnection, tokenizer: kiwi_tokens.KiwiTokenizer, texts: list[str], report: ChunkReport | None = None
+) -> list[list[tuple[str, str]]]:
+    """(form, tag) content morphemes for `texts`, from the cache where possible; new ones are
+    stored. Kiwi is the slow step of the whole annotation stage, so no text is tokenized twice."""
+    hashes = [text_hash(t) for t in texts]
+    known = {
+        h: list(zip(tokens, tags))
+        for h, tokens, tags in con.execute(
+            "SELECT text_hash, tokens, tags FROM chunk_tokens WHERE tokenizer_version = ? AND text_hash IN (SELECT unnest(?))",
+            [tokenizer.version, sorted(set(hashes))],
+        ).fetchall()
+    }
+    missing = {h: t for h, t in zip(hashes, texts) if h not in known}
+    if missing:
+        computed = tokenizer.tagged_morphemes(list(missing.values()))
+        insert_rows(con, "chunk_tokens", [
+            {"text_hash": h, "tokenizer_version": tokenizer.version,
+             "tokens": [form for form, _ in tagged], "tags": [tag for _, tag in tagged]}
+            for h, tagged in zip(missing, computed)
+        ])
+        known.update(zip(missing, computed))
+    if report is not None:
+        report.tokens_computed += len(missing)
+        report.tokens_cached += len(set(hashes)) - len(missing)
+    return [known[h] for h in hashes]
+
+
+def build_chunks(config: InstitutionConfig, con: duckdb.DuckDBPyConnection, run_id: str) -> ChunkReport:
+    report = ChunkReport()
+    tokenizer = tokenizer_for(config)
+    version = chunker_version(config, tokenizer)
+    docs = con.sql(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE status = 'active' ORDER BY url").pl().to_dicts()
+    chunked = {r[0]: (r[1], r[2]) for r in con.execute(
+        "SELECT doc_id, any_value(doc_text_hash), any_value(chunker_version) FROM chunks GROUP BY doc_id").fetchall()}
+
+    todo = [d for d in docs if chunked.get(d["doc_id"]) != (d["text_hash"], version)]
+    report.documents_unchanged = len(docs) - len(todo)
+    gone = set(chunked) - {d["doc_id"] for d in docs}
+    report.documents_dropped = len(gone)
+
+    new_chunks, owners = [], []
+    for doc in todo:
+        pieces = chunker.chunk_document(doc, tokenizer.split_sentences, max_chars=config.pipeline.chunk_max_chars)
+        new_chunks.extend(pieces)
+        owners.extend([doc] * len(pieces))
+    report.documents_chunked = len(todo)
+
+    if new_chunks:
+        # Keywords are distinctive against the whole corpus, so IDF counts the kept chunks too.
+        kept = con.execute(
+            "SELECT text FROM chunks WHERE doc_id NOT IN (SELECT unnest(?))", [[d["doc_id"] for d in todo] + sorted(gone)]
+        ).fetchall()
+        tokens = cached_tokens(con, tokenizer, [c.text for c in new_chunks] + [row[0] for row in kept], report)
+        new_chunks = keywords.assign_keywords(new_chunks, tokens[: len(new_chunks)], background=tokens[len(new_chunks):])
+
+    rows = [_row(chunk, doc, version, run_id) for chunk, doc in zip(new_chunks, owners)]
+    for row in rows:
+        report.per_kind[row["kind"]] += 1
+    replaced = [d["doc_id"] for d in todo] + sorted(gone)
+    with transaction(con):
+        report.chunks_removed = scalar(con, 
+            "SELECT count(*) FROM chunks WHERE doc_id IN (SELECT unnest(?))", [replaced])
+        delete_where_in(con, "chunks", "doc_id", replaced)
+        insert_rows(con, "chunks", rows)
+    report.chunks_added = len(rows)
+    return report
+
+
+def _row(chunk: model.Chunk, doc: dict, version: str, run_id: str) -> dict:
+    return {
+        "chunk_id": chunk.chunk_id,
+        "doc_id": chunk.doc_id,
+        "doc_url": chunk.doc_url,
+        "source": doc["source"],
+        "kind": doc["kind"],
+        "collection": doc["collection"],
+        "published_on": doc["published_on"],
+        "position": chunk.position,
+        "text": chunk.text,
+        "indexed_text": chunk.indexed_text(),
+        "text_hash": text_hash(chunk.text),
+        "heading_path": list(chunk.heading_path),
+        "page": chunk.page,
+        "start_offset": chunk.start_offset,
+        "topic": chunk.topic,
+        "subtopic": chunk.subtopic,
+        "title": chunk.title,
+        "keywords": list(chunk.keywords),
+        "doc_text_hash": doc["text_hash"],
+        "chunker_version": version,
+        "run_id": run_id,
+    }
