@@ -1,6 +1,7 @@
 """Annotation stage: chunks (with the Kiwi token cache), their profile annotations, the
 annotators' accuracy against ground truth, and URAG-D augmented chunk texts."""
 
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def chunks(context: AssetExecutionContext, institution: InstitutionResource, war
     ])
 
 
-def annotators_for(config: InstitutionConfig, llm: LLMResource, con) -> list:
+def annotators_for(config: InstitutionConfig, llm: LLMResource, con, stack: ExitStack) -> list:
     """The rules annotator always runs (it is cheap, and a baseline to compare with); the LLM
     annotator too when chosen, or when `auto` and an LLM is configured. The last is active."""
     chosen = config.pipeline.annotator
@@ -90,7 +91,7 @@ def annotators_for(config: InstitutionConfig, llm: LLMResource, con) -> list:
                           "(and OPENAI_BASE_URL for a local server), or choose 'rules'")
         from advisor.annotation.llm_annotator import LLMAnnotator
 
-        result.append(LLMAnnotator(config, llm.client(), con))
+        result.append(LLMAnnotator(config, stack.enter_context(llm.client()), con))
     return result
 
 
@@ -134,8 +135,8 @@ def chunk_annotations(
     config = institution.load()
     started = datetime.now(timezone.utc)
     metadata, failures = {}, []
-    with warehouse.connect() as con:
-        annotators = annotators_for(config, llm, con)
+    with warehouse.connect() as con, ExitStack() as stack:
+        annotators = annotators_for(config, llm, con, stack)
         for annotator in annotators:
             progress.report("chunk_annotations", f"annotating with {annotator.name}")
             report = annotation_store.annotate_chunks(config, con, annotator, context.run_id)
@@ -245,12 +246,14 @@ def chunk_augmentations(
     config = institution.load()
     started = datetime.now(timezone.utc)
     chosen = config.pipeline.augmentation
-    with warehouse.connect() as con:
+    with warehouse.connect() as con, ExitStack() as stack:
         augmenters = [augment.ExtractiveAugmenter()]
         if chosen == "llm" or (chosen == "auto" and llm.configured()):
             if not llm.configured():
                 raise Failure("pipeline.augmentation is 'llm' but no LLM is configured")
-            augmenters.append(llm.augmenter(con))
+            from advisor.llm.augment import LLMAugmenter
+
+            augmenters.append(LLMAugmenter(stack.enter_context(llm.client()), con))
         metadata = {}
         for augmenter in augmenters:
             result = augment.build_augmentations(con, augmenter, context.run_id)

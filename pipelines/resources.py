@@ -66,10 +66,3 @@ class LLMResource(ConfigurableResource):
         from advisor.llm.client import LLMClient
 
         return LLMClient(self.settings())
-
-    def augmenter(self, con):
-        from advisor.llm.augment import LLMAugmenter
-
-        augmenter = LLMAugmenter(self.client(), con)
-        augmenter.method = "llm"
-        return augmenter

@@ -156,8 +156,34 @@ def test_max_pages_truncates_and_politeness_spaces_requests(store):
         starts = sorted(t for path, times in site.request_times.items() if path != "/robots.txt" for t in times)
     assert crawl.truncated
     assert len(crawl.fetches) == 5
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert min(gaps) >= 0.045  # one request start per delay per host, even with 4 workers
+    # Seen from the server, arrivals jitter on a loaded machine; the span still shows the spacing.
+    assert starts[-1] - starts[0] >= 3 * 0.05
+
+
+def test_politeness_gate_spaces_request_starts_per_host():
+    """Client side, exactly: the i-th request to a host may start no sooner than i delays after
+    the first, however many workers ask at once; other hosts are not held up."""
+    import asyncio
+    import time
+
+    from advisor.ingest.crawler import _HostGate
+
+    async def run():
+        gate, released = _HostGate(0.03), {}
+
+        async def ask(key, host):
+            await gate.wait(host)
+            released[key] = time.monotonic()
+
+        start = time.monotonic()
+        await asyncio.gather(*(ask(i, "a") for i in range(5)), ask("other", "b"))
+        return start, released
+
+    start, released = asyncio.run(run())
+    times = sorted(released[i] for i in range(5))
+    for i, t in enumerate(times):
+        assert t - start >= i * 0.03 - 0.002  # asyncio never wakes early (clock resolution aside)
+    assert released["other"] - start < 0.03
 
 
 def test_normalize_url():

@@ -132,3 +132,53 @@ def test_failures_are_recorded_and_shown_in_asset_metadata(tmp_path, monkeypatch
         active = con.execute("SELECT count(*) FROM documents WHERE status = 'active'").fetchone()[0]
     assert reasons == [("documents", "corrupt_pdf"), ("raw_documents", "http_503")]
     assert active == 2  # the home page and ok.html
+
+
+def test_llm_backends_through_dagster_against_a_local_openai_server(slice_config, tmp_path, monkeypatch):
+    """With OPENAI_BASE_URL set, `auto` picks the LLM annotator and augmenter: real HTTP through
+    the openai SDK, usage and cost recorded, and a re-run answered from the cache."""
+    from tests.openai_server import FakeOpenAIServer, reply
+
+    def respond(body: dict):
+        name = body["response_format"]["json_schema"]["name"]
+        if name == "chunk_augmentation":
+            return reply({"summary": "요약 문장입니다.", "rewritten": "다시 쓴 본문입니다."}, 300, 40)
+        record = {attribute: None for attribute in body["response_format"]["json_schema"]["schema"]["properties"]}
+        record.update(department=["CS"], needs=["department"])
+        return reply(record, 500, 30)
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    server = FakeOpenAIServer().start()
+    server.default = respond
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
+        monkeypatch.setenv("ADVISOR_LLM_MODEL", "gpt-4o-mini")
+        warehouse = tmp_path / "warehouse"
+        args = ["materialize", "--config", str(slice_config), "--warehouse", str(warehouse)]
+        assert main(args) == 0
+        first_calls = len(server.requests)
+        assert main(args) == 0
+        assert len(server.requests) == first_calls  # nothing changed: no call at all
+    finally:
+        server.stop()
+
+    with connect(warehouse) as con:
+        n_chunks = con.execute("SELECT count(*) FROM chunks").fetchall()[0][0]
+        by_annotator = dict(con.execute(
+            "SELECT annotator, count(DISTINCT chunk_id) FROM chunk_annotations GROUP BY annotator").fetchall())
+        usage = con.execute("SELECT task, calls, prompt_tokens, completion_tokens, cost_usd FROM llm_usage "
+                            "ORDER BY recorded_at").fetchall()
+        llm_departments = {r[0] for r in con.execute(
+            "SELECT DISTINCT value_set[1] FROM chunk_annotations WHERE annotator = 'llm' AND attribute = 'department'"
+        ).fetchall()}
+        accuracy_rows = {r[0] for r in con.execute("SELECT DISTINCT annotator FROM annotation_accuracy").fetchall()}
+        llm_augmented = con.execute("SELECT count(*) FROM chunk_augmentations WHERE method = 'llm'").fetchall()[0][0]
+    assert by_annotator == {"rules": n_chunks, "llm": n_chunks}
+    assert llm_departments == {"CS"}
+    assert accuracy_rows == {"rules", "llm"}  # researchers compare annotators in SQL
+    assert llm_augmented == n_chunks
+    annotate = [u for u in usage if u[0] == "annotate"]
+    assert annotate[0][1] == n_chunks and annotate[0][2] == 500 * n_chunks
+    assert annotate[0][4] == pytest.approx((500 * 0.15 + 30 * 0.60) * n_chunks / 1e6)
+    assert first_calls == 2 * n_chunks

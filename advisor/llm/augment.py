@@ -109,7 +109,7 @@ def user_message(context: ChunkContext) -> str:
 
 
 class LLMAugmenter:
-    name = "llm"
+    method = "llm"  # as ExtractiveAugmenter: rows in chunk_augmentations are keyed by method
 
     def __init__(self, client: LLMClient, con: duckdb.DuckDBPyConnection, *, prompt_version: str = PROMPT_VERSION):
         self.version = f"{prompt_version}+{client.model}"
