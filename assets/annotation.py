@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
-from dagster import AssetCheckSpec, AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
+from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from advisor import progress
 from advisor.annotation import accuracy, store as annotation_store
@@ -83,12 +83,8 @@ def chunks(context: AssetExecutionContext, institution: InstitutionResource, war
 def annotators_for(config: InstitutionConfig, llm: LLMResource, con, stack: ExitStack) -> list:
     """The rules annotator always runs (it is cheap, and a baseline to compare with); the LLM
     annotator too when chosen, or when `auto` and an LLM is configured. The last is active."""
-    chosen = config.pipeline.annotator
     result = [RulesAnnotator(config)]
-    if chosen == "llm" or (chosen == "auto" and llm.configured()):
-        if not llm.configured():
-            raise Failure("pipeline.annotator is 'llm' but no LLM is configured: set OPENAI_API_KEY "
-                          "(and OPENAI_BASE_URL for a local server), or choose 'rules'")
+    if llm.wanted(config.pipeline.annotator, "annotator"):
         from advisor.annotation.llm_annotator import LLMAnnotator
 
         result.append(LLMAnnotator(config, stack.enter_context(llm.client()), con))
@@ -245,12 +241,9 @@ def chunk_augmentations(
 ) -> MaterializeResult:
     config = institution.load()
     started = datetime.now(timezone.utc)
-    chosen = config.pipeline.augmentation
     with warehouse.connect() as con, ExitStack() as stack:
         augmenters = [augment.ExtractiveAugmenter()]
-        if chosen == "llm" or (chosen == "auto" and llm.configured()):
-            if not llm.configured():
-                raise Failure("pipeline.augmentation is 'llm' but no LLM is configured")
+        if llm.wanted(config.pipeline.augmentation, "augmentation"):
             from advisor.llm.augment import LLMAugmenter
 
             augmenters.append(LLMAugmenter(stack.enter_context(llm.client()), con))

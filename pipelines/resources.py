@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-from dagster import ConfigurableResource
+from dagster import ConfigurableResource, Failure
 from dagster_duckdb import DuckDBResource
 
 from advisor.config import InstitutionConfig, load_config
@@ -61,6 +61,14 @@ class LLMResource(ConfigurableResource):
 
     def configured(self) -> bool:
         return self.settings().configured
+
+    def wanted(self, choice: str, step: str) -> bool:
+        """Whether a step whose config says `choice` (auto | llm | an offline backend) uses the LLM.
+        Asking for the LLM without one configured is an error, not a silent fallback."""
+        if choice == "llm" and not self.configured():
+            raise Failure(f"pipeline.{step} is 'llm' but no LLM is configured: set OPENAI_API_KEY "
+                          "(and OPENAI_BASE_URL for a local server), or choose the offline backend")
+        return choice == "llm" or (choice == "auto" and self.configured())
 
     def client(self):
         from advisor.llm.client import LLMClient

@@ -57,3 +57,19 @@ def test_cli_rejects_bad_config_before_running(tmp_path, capsys):
     assert "sources" in capsys.readouterr().err
     assert not (tmp_path / "w").exists()  # nothing written for a config that does not load
     assert main(["materialize", "--config", str(tmp_path / "missing.yaml")]) == 2
+
+
+def test_llm_choice_follows_config_and_environment(monkeypatch):
+    from dagster import Failure
+
+    from pipelines.resources import LLMResource
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    llm = LLMResource()
+    assert not llm.wanted("auto", "annotator") and not llm.wanted("rules", "annotator")
+    with pytest.raises(Failure, match="pipeline.annotator is 'llm' but no LLM is configured"):
+        llm.wanted("llm", "annotator")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert llm.wanted("auto", "annotator") and llm.wanted("llm", "annotator")
+    assert not llm.wanted("rules", "annotator")  # an explicit offline choice wins over a configured LLM
