@@ -123,7 +123,9 @@ class PipelineSettings(_Strict):
 
     annotator: Literal["auto", "rules", "llm"] = "auto"
     augmentation: Literal["auto", "extractive", "llm"] = "auto"
+    embedder: Literal["auto", "lsa", "openai"] = "auto"
     chunk_max_chars: Annotated[int, Field(ge=200, le=4000)] = 800
+    keep_builds: Annotated[int, Field(ge=1, le=100)] = 5  # index builds kept for comparison
     # A ground-truth applicability manifest (JSON lines), used ONLY to measure annotation
     # accuracy; relative paths are under the warehouse. The demo college writes one.
     annotation_truth: str | None = None

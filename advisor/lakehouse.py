@@ -195,6 +195,23 @@ CREATE TABLE IF NOT EXISTS chunk_augmentations ( -- URAG-D: the chunk in its doc
     PRIMARY KEY (chunk_id, method)
 );
 
+CREATE TABLE IF NOT EXISTS index_builds (  -- every index build, published or pruned
+    build_id          VARCHAR PRIMARY KEY,
+    built_at          TIMESTAMPTZ NOT NULL,
+    path              VARCHAR NOT NULL,      -- the build folder (self-contained: serving reads only it)
+    run_id            VARCHAR NOT NULL,
+    annotator         VARCHAR NOT NULL,
+    annotator_version VARCHAR NOT NULL,
+    embedder          VARCHAR NOT NULL,
+    embedder_version  VARCHAR NOT NULL,
+    tokenizer_version VARCHAR NOT NULL,
+    chunks_run_id     VARCHAR,               -- the chunks materialization it was built from
+    annotations_run_id VARCHAR,
+    chunks_static     INTEGER NOT NULL,
+    chunks_dynamic    INTEGER NOT NULL,
+    manifest          JSON NOT NULL
+);
+
 CREATE OR REPLACE VIEW active_documents AS
     SELECT * FROM documents WHERE status = 'active';
 """

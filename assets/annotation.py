@@ -80,11 +80,16 @@ def chunks(context: AssetExecutionContext, institution: InstitutionResource, war
     ])
 
 
+def active_annotator_name(config: InstitutionConfig, llm: LLMResource) -> str:
+    """The annotator whose annotations the index build uses."""
+    return "llm" if llm.wanted(config.pipeline.annotator, "annotator") else "rules"
+
+
 def annotators_for(config: InstitutionConfig, llm: LLMResource, con, stack: ExitStack) -> list:
     """The rules annotator always runs (it is cheap, and a baseline to compare with); the LLM
     annotator too when chosen, or when `auto` and an LLM is configured. The last is active."""
     result = [RulesAnnotator(config)]
-    if llm.wanted(config.pipeline.annotator, "annotator"):
+    if active_annotator_name(config, llm) == "llm":
         from advisor.annotation.llm_annotator import LLMAnnotator
 
         result.append(LLMAnnotator(config, stack.enter_context(llm.client()), con))

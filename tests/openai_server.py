@@ -8,6 +8,7 @@ clearly. Every request body is recorded.
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import json
 import threading
@@ -55,6 +56,8 @@ def hang(seconds: float) -> Behaviour:
 class FakeOpenAIServer:
     def __init__(self) -> None:
         self.requests: list[dict] = []  # every request body, in arrival order
+        self.embedding_requests: list[dict] = []  # every /v1/embeddings body (kept apart from chat)
+        self._embedding_queue: deque[Behaviour] = deque()
         self.default: Callable[[dict], Behaviour] | None = None
         self.in_flight = self.max_in_flight = 0
         self._queues: dict[str | None, deque[Behaviour]] = {None: deque()}
@@ -71,6 +74,13 @@ class FakeOpenAIServer:
         with self._lock:
             self._queues.setdefault(when, deque()).extend(behaviours)
 
+    def script_embeddings(self, *behaviours: Behaviour) -> None:
+        """Queue behaviours for the next /v1/embeddings requests; unscripted ones succeed with
+        `embedding_vector` of each input. A 200 Behaviour's content, if set, replaces the data
+        list (JSON) to simulate a misbehaving server."""
+        with self._lock:
+            self._embedding_queue.extend(behaviours)
+
     def requests_containing(self, text: str) -> list[dict]:
         return [body for body in self.requests if text in _last_message(body)]
 
@@ -85,6 +95,11 @@ class FakeOpenAIServer:
         self._stopping.set()  # wakes handlers still sleeping in a hang()
         self._server.shutdown()
         self._server.server_close()
+
+    def _next_embedding(self, body: dict) -> Behaviour:
+        with self._lock:
+            self.embedding_requests.append(body)
+            return self._embedding_queue.popleft() if self._embedding_queue else Behaviour()
 
     def _next(self, body: dict) -> Behaviour:
         last = _last_message(body)
@@ -116,16 +131,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-        if self.path != "/v1/chat/completions":
+        if self.path == "/v1/embeddings":
+            behaviour, payload = self.fake._next_embedding(body), _embedding_payload
+        elif self.path == "/v1/chat/completions":
+            behaviour, payload = self.fake._next(body), _payload
+        else:
             return self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}, {})
-        behaviour = self.fake._next(body)
         with self.fake._lock:
             self.fake.in_flight += 1
             self.fake.max_in_flight = max(self.fake.max_in_flight, self.fake.in_flight)
         try:
             if behaviour.delay:
                 self.fake._stopping.wait(behaviour.delay)
-            self._send(behaviour.status, _payload(behaviour, body), behaviour.headers)
+            self._send(behaviour.status, payload(behaviour, body), behaviour.headers)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test): nothing to answer
         finally:
@@ -163,6 +181,31 @@ def _payload(behaviour: Behaviour, body: dict) -> dict:
             "total_tokens": behaviour.prompt_tokens + behaviour.completion_tokens,
         },
     }
+
+
+EMBEDDING_DIM = 8  # the fake's vector size when the request names no `dimensions`
+
+
+def embedding_vector(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """The fake's embedding of `text`: deterministic from its hash, deliberately not unit length
+    (clients must normalise), never all zero."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return [(digest[i % len(digest)] - 127.5) / 10 for i in range(dim)]
+
+
+def _embedding_payload(behaviour: Behaviour, body: dict) -> dict:
+    if behaviour.status != 200:
+        return _payload(behaviour, body)
+    inputs = body.get("input")
+    inputs = [inputs] if isinstance(inputs, str) else list(inputs or [])
+    dim = body.get("dimensions") or EMBEDDING_DIM
+    data = [{"object": "embedding", "index": i, "embedding": embedding_vector(text, dim)}
+            for i, text in enumerate(inputs)]
+    if behaviour.content is not None:
+        data = json.loads(behaviour.content)
+    tokens = sum(len(text) for text in inputs)  # one "token" per character: easy to check
+    return {"object": "list", "data": data, "model": body.get("model", "unknown"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ def tables(warehouse) -> dict:
     with connect(warehouse) as con:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
                 for t in ("raw_documents", "documents", "cleaned_sources", "chunks", "chunk_tokens",
-                          "chunk_annotations", "chunk_augmentations")}
+                          "chunk_annotations", "chunk_augmentations", "index_builds")}
 
 
 def test_materialize_slice_then_no_change_rerun(slice_config, tmp_path, monkeypatch):
@@ -63,16 +63,20 @@ def test_materialize_slice_then_no_change_rerun(slice_config, tmp_path, monkeypa
     kinds = {row[4] for row in first["documents"]}
     assert {"page", "pdf", "notice", "faq"} <= kinds
     assert (warehouse / "dagster" / "dagster.yaml").exists()  # run history beside the data
+    builds = sorted(p.name for p in (warehouse / "builds").iterdir())
+    assert len(builds) == 2 and "LATEST" in builds  # one build, published
 
     assert main(args) == 0
-    assert tables(warehouse) == first
+    assert tables(warehouse) == first  # no new build either: its inputs did not change
+    assert sorted(p.name for p in (warehouse / "builds").iterdir()) == builds
     with connect(warehouse) as con:
         runs = con.execute(
             "SELECT run_id, asset, rows_added, rows_changed, code_version, config_hash, inputs, metadata "
             "FROM materializations ORDER BY finished_at").fetchall()
         outcomes = dict(con.execute(
             "SELECT outcome, count(*) FROM crawl_log WHERE run_id = ? GROUP BY outcome", [runs[-1][0]]).fetchall())
-    assets = ["raw_documents", "documents", "chunks", "chunk_annotations", "annotation_accuracy", "chunk_augmentations"]
+    assets = ["raw_documents", "documents", "chunks", "chunk_annotations", "annotation_accuracy", "chunk_augmentations",
+              "index_build"]
     assert sorted(r[1] for r in runs) == sorted(assets * 2)
     runs = [r for r in runs if r[1] in {"raw_documents", "documents"}]
     second_crawl, second_clean = runs[2], runs[3]

@@ -168,6 +168,49 @@ class LLMClient:
             usage.completion_tokens += completion.usage.completion_tokens or 0
         return completion
 
+    def embed(self, texts: Sequence[str], model: str, dimensions: int | None = None
+              ) -> tuple[list[list[float]] | LLMFailure, LLMUsage]:
+        """One embeddings request for `texts` (vectors in input order, as the server sent them, not
+        normalised), on complete_json's transport rules: 429 / 5xx / timeouts / connection errors
+        retried up to max_retries with backoff, the same reason codes, usage counted per request.
+        Batching and caching are the caller's (advisor/index/embed_openai.py)."""
+        usage = LLMUsage()
+        retries = 0
+        while True:
+            outcome = self._send_embeddings(list(texts), model, dimensions, usage)
+            if isinstance(outcome, LLMFailure):
+                return _failed(usage, outcome)
+            if not isinstance(outcome, _Transient):
+                return outcome, usage
+            if retries >= self.settings.max_retries:
+                return _failed(usage, LLMFailure(outcome.reason, f"{outcome.detail} ({retries + 1} attempts)"))
+            retries += 1
+            usage.retries += 1
+            self._sleep(self._wait(retries, outcome.retry_after))
+
+    def _send_embeddings(self, texts: list[str], model: str, dimensions: int | None, usage: LLMUsage):
+        """One HTTP request: the vectors, a _Transient, or a final LLMFailure."""
+        extra = {} if dimensions is None else {"dimensions": dimensions}
+        with self._slots:
+            usage.calls += 1
+            try:
+                response = self._openai.embeddings.create(model=model, input=texts, encoding_format="float", **extra)
+            except openai.APITimeoutError:
+                return _Transient("llm_timeout", f"no response within {self.settings.timeout:g} s")
+            except openai.APIConnectionError as exc:
+                return _Transient("llm_connection", str(exc.__cause__ or exc))
+            except openai.APIStatusError as exc:
+                return _status_outcome(exc)
+            except openai.OpenAIError as exc:
+                return LLMFailure("llm_error", f"{type(exc).__name__}: {exc}"[:300])
+        if response.usage is not None:  # embeddings bill input tokens only; some servers omit usage
+            usage.prompt_tokens += response.usage.prompt_tokens or 0
+        data = sorted(response.data or [], key=lambda item: item.index)
+        if [item.index for item in data] != list(range(len(texts))):
+            # not retried: a server answering the wrong count will do it again
+            return LLMFailure("llm_invalid_output", f"asked for {len(texts)} embeddings, got {len(data)}")
+        return [list(item.embedding) for item in data]
+
     def _wait(self, retry_number: int, retry_after: float | None) -> float:
         delay = self.settings.backoff * 2 ** (retry_number - 1)
         if retry_after is not None:
@@ -229,3 +272,4 @@ def _parse(completion, schema: dict, check: Check | None) -> tuple[dict | None, 
         return None, f"expected a JSON object, got {type(data).__name__}"
     problem = schema_error(data, schema) or (check(data) if check else None)
     return (None, f"schema violation: {problem}") if problem else (data, None)
+

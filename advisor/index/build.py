@@ -1,0 +1,235 @@
+"""Write one index build (method.md §A, indexing step 5): per collection (static, dynamic) a BM25
+index over Kiwi content morphemes (tantivy) with the profile annotation as filter fields, a dense
+index (usearch, cosine) plus the raw vectors for exact search, and a chunk store the serving side
+reads without DuckDB. The folder is written under a temporary name and published atomically
+(layout.py), so serving only ever sees complete builds.
+
+    <build_id>/
+      manifest.json        # id, time, counts, schema, lineage, format version
+      chunks.parquet       # one row per chunk: text, URL, title, annotation, dates, ... + (collection, row)
+      embedder/            # the embedder saved itself here (loaded for queries)
+      static/  tantivy/  vectors.npy  vectors.usearch
+      dynamic/ tantivy/  vectors.npy  vectors.usearch   (vectors.usearch absent when empty)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import polars as pl
+import tantivy
+from usearch.index import Index as UsearchIndex
+from usearch.index import MetricKind
+
+from advisor.index import fields, layout
+
+FORMAT_VERSION = 1
+COLLECTIONS = ("static", "dynamic")
+MANIFEST = "manifest.json"
+CHUNKS_FILE = "chunks.parquet"
+EMBEDDER_DIR = "embedder"
+TANTIVY_DIR = "tantivy"
+VECTORS_NPY = "vectors.npy"
+VECTORS_USEARCH = "vectors.usearch"
+
+CHUNK_SCHEMA = {
+    "chunk_id": pl.String, "collection": pl.String, "row": pl.Int64, "doc_url": pl.String,
+    "title": pl.String, "text": pl.String, "indexed_text": pl.String, "published_on": pl.Date,
+    "kind": pl.String, "heading_path": pl.List(pl.String), "page": pl.Int64, "applies_to": pl.String,
+}
+
+
+@dataclass(frozen=True)
+class BuildManifest:
+    build_id: str
+    built_at: str
+    format_version: int
+    counts: dict[str, int]
+    schema: dict
+    embedder: dict
+    lineage: dict
+    files: dict = field(default_factory=dict)
+    directory: str = ""  # where it was published (not stored in manifest.json: builds may move)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data.pop("directory")
+        return data
+
+
+def write_build(
+    records: Sequence[Mapping[str, Any]],
+    vectors: np.ndarray,
+    embedder,
+    schema: Mapping,
+    builds_root: Path,
+    lineage: Mapping[str, Any],
+    keep: int = 5,
+) -> BuildManifest:
+    """Write, publish as LATEST and prune. On any error nothing is published and the temporary
+    folder is removed; LATEST and earlier builds are untouched."""
+    builds_root = Path(builds_root)
+    builds_root.mkdir(parents=True, exist_ok=True)
+    vectors = _check_inputs(records, vectors, embedder)
+    schema = dict(schema)
+    build_id = layout.new_build_id(_content_hash(records, vectors, embedder, lineage))
+    tmp = layout.tmp_dir(builds_root, build_id)
+    try:
+        tmp.mkdir()
+        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage)
+        final = layout.publish(builds_root, tmp, build_id)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    layout.prune(builds_root, keep)
+    return BuildManifest(**{**manifest.to_json(), "directory": str(final)})
+
+
+def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema, lineage) -> BuildManifest:
+    rows = _chunk_rows(records, schema)
+    counts = {}
+    for collection in COLLECTIONS:
+        positions = [i for i, r in enumerate(rows) if r["collection"] == collection]
+        counts[collection] = len(positions)
+        _write_collection(tmp / collection, [rows[i] for i in positions], [records[i]["tokens"] for i in positions],
+                          vectors[positions], schema)
+    pl.DataFrame(rows, schema=CHUNK_SCHEMA).write_parquet(tmp / CHUNKS_FILE)
+    embedder.save(tmp / EMBEDDER_DIR)
+    manifest = BuildManifest(
+        build_id=build_id,
+        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        format_version=FORMAT_VERSION,
+        counts=counts,
+        schema=fields.schema_to_json(schema),
+        embedder={"name": embedder.name, "version": embedder.version, "dim": int(embedder.dim)},
+        lineage=_jsonable(dict(lineage)),
+        files={"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)},
+    )
+    # Written last: a folder with a manifest is a finished one (useful when inspecting by hand).
+    (tmp / MANIFEST).write_text(json.dumps(manifest.to_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+    return manifest
+
+
+# --------------------------------------------------------------------------- inputs
+
+def _check_inputs(records, vectors, embedder) -> np.ndarray:
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2 or vectors.shape[0] != len(records):
+        raise ValueError(f"vectors must be (len(records), dim); got {vectors.shape} for {len(records)} records")
+    if vectors.shape[1] != embedder.dim:
+        raise ValueError(f"vectors have dim {vectors.shape[1]}, the embedder {embedder.dim}")
+    ids = [r["chunk_id"] for r in records]
+    if len(set(ids)) != len(ids):
+        raise ValueError("chunk_id values are not unique")
+    unknown = {r["collection"] for r in records} - set(COLLECTIONS)
+    if unknown:
+        raise ValueError(f"unknown collection(s): {sorted(unknown)}")
+    return vectors
+
+
+def _chunk_rows(records, schema) -> list[dict]:
+    rows, next_row = [], dict.fromkeys(COLLECTIONS, 0)
+    for record in records:
+        collection = record["collection"]
+        applies_to = fields.canonical_applies_to(record.get("applies_to"), schema)
+        rows.append({
+            "chunk_id": record["chunk_id"], "collection": collection, "row": next_row[collection],
+            "doc_url": record.get("doc_url"), "title": record.get("title"), "text": record.get("text") or "",
+            "indexed_text": record.get("indexed_text") or "", "published_on": _as_date(record.get("published_on")),
+            "kind": record.get("kind"), "heading_path": list(record.get("heading_path") or []),
+            "page": record.get("page"), "applies_to": fields.applies_to_json(applies_to),
+        })
+        next_row[collection] += 1
+    return rows
+
+
+def _as_date(value) -> date | None:
+    if value is None or isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    if isinstance(value, datetime):
+        return value.date()
+    return date.fromisoformat(str(value)[:10])
+
+
+def _content_hash(records, vectors: np.ndarray, embedder, lineage) -> str:
+    digest = hashlib.sha256()
+    for record in records:
+        digest.update(json.dumps([record["chunk_id"], record.get("indexed_text"), record.get("text"),
+                                  list(record.get("tokens") or []), record.get("applies_to")],
+                                 ensure_ascii=False, sort_keys=True, default=str).encode())
+    digest.update(vectors.tobytes())
+    digest.update(f"{embedder.name}|{embedder.version}".encode())
+    digest.update(json.dumps(_jsonable(dict(lineage)), sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _jsonable(value):
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+# --------------------------------------------------------------------------- one collection
+
+def tantivy_schema(schema: Mapping) -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_integer_field(fields.ROW_FIELD, stored=True, indexed=False, fast=True)
+    # Term frequencies are all BM25 needs; positions would only serve phrase queries we never run.
+    builder.add_text_field(fields.BODY_FIELD, stored=False, tokenizer_name=fields.BODY_TOKENIZER, index_option="freq")
+    for name, attribute in schema.items():
+        if fields.is_categorical(attribute):
+            builder.add_text_field(fields.cat_field(name), stored=False, tokenizer_name="raw", index_option="basic")
+        else:
+            builder.add_integer_field(fields.min_field(name), stored=False, indexed=True, fast=True)
+            builder.add_integer_field(fields.max_field(name), stored=False, indexed=True, fast=True)
+    return builder.build()
+
+
+def register_tokenizer(index: tantivy.Index) -> None:
+    """Whitespace + lowercase over Kiwi morphemes joined by spaces. Tantivy does not persist it:
+    call after every Index(...) / Index.open(...)."""
+    analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).filter(tantivy.Filter.lowercase()).build()
+    index.register_tokenizer(fields.BODY_TOKENIZER, analyzer)
+
+
+def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: np.ndarray, schema: Mapping) -> None:
+    (directory / TANTIVY_DIR).mkdir(parents=True)
+    _write_tantivy(directory / TANTIVY_DIR, rows, tokens, schema)
+    np.save(directory / VECTORS_NPY, vectors)
+    if len(rows):
+        index = UsearchIndex(ndim=vectors.shape[1], metric=MetricKind.Cos, dtype="f32")
+        index.add(np.arange(len(rows), dtype=np.uint64), vectors)
+        index.save(str(directory / VECTORS_USEARCH))
+
+
+def _write_tantivy(directory: Path, rows: list[dict], tokens: list, schema: Mapping) -> None:
+    index = tantivy.Index(tantivy_schema(schema), path=str(directory))
+    register_tokenizer(index)
+    # One thread: one segment in insertion order, and a deterministic index for the same input.
+    writer = index.writer(heap_size=64_000_000, num_threads=1)
+    for row, row_tokens in zip(rows, tokens):
+        writer.add_document(_document(row, row_tokens, schema))
+    writer.commit()
+    writer.wait_merging_threads()
+
+
+def _document(row: dict, tokens: Sequence[str], schema: Mapping) -> tantivy.Document:
+    doc = tantivy.Document()
+    doc.add_integer(fields.ROW_FIELD, row["row"])
+    doc.add_text(fields.BODY_FIELD, " ".join(t for t in tokens if t and not t.isspace()))
+    applies_to = json.loads(row["applies_to"])
+    for name, attribute in schema.items():
+        value = applies_to.get(name)
+        if fields.is_categorical(attribute):
+            for item in value or [fields.ANY]:
+                doc.add_text(fields.cat_field(name), item)
+        else:
+            low, high = value if value is not None else (fields.NULL_MIN, fields.NULL_MAX)
+            doc.add_integer(fields.min_field(name), int(low))
+            doc.add_integer(fields.max_field(name), int(high))
+    return doc

@@ -1,0 +1,114 @@
+"""The builds folder: build ids, atomic publication through the LATEST pointer, and pruning.
+
+    builds_root/
+      LATEST                      # one line: the published build id (replaced atomically)
+      20260315T101502123456Z-1a2b3c4d/   # a finished build (see build.py for its content)
+      20260315T101502123456Z-1a2b3c4d.tmp-4242/   # a build being written by process 4242
+
+A reader resolves LATEST once and then reads only that folder, which is never modified after its
+rename; so it never sees a half-written build, and a build that fails leaves nothing published.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+LATEST = "LATEST"
+# Time first (UTC, microseconds) so that name order is build order; the hash tells contents apart.
+BUILD_ID = re.compile(r"^\d{8}T\d{12}Z-[0-9a-f]{8}$")
+_TMP = re.compile(r"^(?P<id>.+)\.tmp-(?P<pid>\d+)$")
+
+
+def new_build_id(content_hash: str, now: datetime | None = None) -> str:
+    now = now or datetime.now(timezone.utc)
+    return f"{now.astimezone(timezone.utc):%Y%m%dT%H%M%S%f}Z-{content_hash[:8]}"
+
+
+def tmp_dir(builds_root: Path, build_id: str) -> Path:
+    return Path(builds_root) / f"{build_id}.tmp-{os.getpid()}"
+
+
+def latest_build_id(builds_root: Path) -> str | None:
+    try:
+        build_id = (Path(builds_root) / LATEST).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    return build_id or None
+
+
+def latest_build_dir(builds_root: Path) -> Path | None:
+    """The published build's folder, or None when nothing was published yet."""
+    build_id = latest_build_id(builds_root)
+    if build_id is None:
+        return None
+    directory = Path(builds_root) / build_id
+    return directory if directory.is_dir() else None
+
+
+def publish(builds_root: Path, tmp: Path, build_id: str) -> Path:
+    """Rename the finished folder into place, then point LATEST at it (write + os.replace, both
+    atomic on one filesystem): LATEST always names a complete build."""
+    final = Path(builds_root) / build_id
+    os.replace(tmp, final)
+    _fsync_dir(builds_root)
+    pointer_tmp = Path(builds_root) / f"{LATEST}.tmp-{os.getpid()}"
+    with open(pointer_tmp, "w", encoding="utf-8") as handle:
+        handle.write(build_id + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(pointer_tmp, Path(builds_root) / LATEST)
+    _fsync_dir(builds_root)
+    return final
+
+
+def list_builds(builds_root: Path) -> list[str]:
+    """Finished build ids, oldest first."""
+    root = Path(builds_root)
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and BUILD_ID.match(p.name))
+
+
+def prune(builds_root: Path, keep: int) -> list[str]:
+    """Delete all but the `keep` newest builds, never the published one, and leftovers of
+    crashed writers (tmp folders whose process is gone). Returns the deleted build ids."""
+    builds = list_builds(builds_root)
+    protected = {latest_build_id(builds_root)} | set(builds[-max(keep, 1):])
+    deleted = [b for b in builds if b not in protected]
+    for build_id in deleted:
+        shutil.rmtree(Path(builds_root) / build_id, ignore_errors=True)
+    for path in Path(builds_root).iterdir():
+        match = _TMP.match(path.name)
+        if match and path.is_dir() and not _pid_alive(int(match["pid"])):
+            shutil.rmtree(path, ignore_errors=True)
+    return deleted
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable; not available on every platform, and best effort is enough.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

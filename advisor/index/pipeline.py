@@ -1,0 +1,113 @@
+"""Build and publish an index build from the lakehouse (the `index_build` asset's logic).
+
+Inputs: chunks, their cached Kiwi tokens, one annotator's annotations. BM25 sees the indexed text
+(the topic / title / keyword prefix, then the chunk: the prefix helps lexical matching, method
+§A.3); the embedder sees the same text. An unchanged input (same chunks, annotations, tokenizer,
+embedder choice and code) publishes nothing new: the latest build already serves it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from advisor.chunking.chunks import cached_tokens, tokenizer_for
+from advisor.config import InstitutionConfig
+from advisor.index import build, records as index_records
+from advisor.index.store import latest_build_dir
+from advisor.lakehouse import insert_rows, latest_run, scalar
+from advisor.versioning import code_version
+
+BUILDS_DIR = "builds"
+
+
+@dataclass
+class BuildOutcome:
+    build_id: str
+    directory: Path
+    published: bool  # False: the inputs were unchanged and the latest build was kept
+    counts: dict
+    seconds: float
+
+
+def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_version: str, embedder_choice: str) -> str:
+    """What a build depends on: if this is unchanged, so is the build."""
+    digest = hashlib.sha256()
+    for part in (
+        scalar(con, "SELECT string_agg(chunk_id || text_hash || indexed_text, '|' ORDER BY chunk_id) FROM chunks"),
+        scalar(con, """SELECT string_agg(concat_ws(',', chunk_id, attribute, annotator_version, value_set::VARCHAR,
+                                          range_min, range_max), '|' ORDER BY chunk_id, attribute)
+                       FROM chunk_annotations WHERE annotator = ?""", [annotator]),
+        tokenizer_version, embedder_choice, code_version(build, index_records),
+    ):
+        digest.update(str(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _latest_fingerprint(builds_root: Path) -> tuple[str, Path] | None:
+    directory = latest_build_dir(builds_root)
+    if directory is None:
+        return None
+    manifest = json.loads((directory / "manifest.json").read_text())
+    return manifest.get("lineage", {}).get("input_fingerprint"), directory
+
+
+def build_index(
+    config: InstitutionConfig,
+    con: duckdb.DuckDBPyConnection,
+    warehouse: Path,
+    *,
+    annotator: str,
+    annotator_version: str,
+    make_embedder,  # (texts, tokens) -> a trained or ready Embedder
+    embedder_choice: str,
+    run_id: str,
+) -> BuildOutcome:
+    started = datetime.now(timezone.utc)
+    builds_root = Path(warehouse) / BUILDS_DIR
+    tokenizer = tokenizer_for(config)
+    fingerprint = input_fingerprint(con, annotator, tokenizer.version, embedder_choice)
+    latest = _latest_fingerprint(builds_root)
+    if latest is not None and latest[0] == fingerprint:
+        manifest = json.loads((latest[1] / "manifest.json").read_text())
+        return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0)
+
+    records = index_records.records_from_lakehouse(con, config.profile, annotator=annotator,
+                                                    tokenizer_version=tokenizer.version)
+    prefixes = [r["indexed_text"].split("\n", 1)[0] for r in records]
+    for record, prefix in zip(records, cached_tokens(con, tokenizer, prefixes)):
+        record["tokens"] = [form for form, _ in prefix] + list(record["tokens"])
+    texts = [r["indexed_text"] for r in records]
+    tokens = [r["tokens"] for r in records]
+    embedder = make_embedder(texts, tokens)
+    vectors = embedder.embed(texts, tokens)
+    lineage = {
+        "run_id": run_id,
+        "input_fingerprint": fingerprint,
+        "chunks_run_id": latest_run(con, "chunks"),
+        "annotations_run_id": latest_run(con, "chunk_annotations"),
+        "annotator": annotator,
+        "annotator_version": annotator_version,
+        "tokenizer": {"version": tokenizer.version, "user_words": sorted(tokenizer.user_words)},
+        "chunk_ids": [r["chunk_id"] for r in records],
+        "institution": config.institution,
+        "config_hash": config.fingerprint(),
+    }
+    manifest = build.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
+                                 keep=config.pipeline.keep_builds)
+    insert_rows(con, "index_builds", [{
+        "build_id": manifest.build_id, "built_at": datetime.fromisoformat(manifest.built_at), "path": manifest.directory,
+        "run_id": run_id, "annotator": annotator, "annotator_version": annotator_version,
+        "embedder": embedder.name, "embedder_version": embedder.version, "tokenizer_version": tokenizer.version,
+        "chunks_run_id": lineage["chunks_run_id"], "annotations_run_id": lineage["annotations_run_id"],
+        "chunks_static": manifest.counts.get("static", 0), "chunks_dynamic": manifest.counts.get("dynamic", 0),
+        "manifest": json.dumps(manifest.to_json(), ensure_ascii=False, default=str),
+    }])
+    seconds = (datetime.now(timezone.utc) - started).total_seconds()
+    return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds)

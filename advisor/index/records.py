@@ -1,0 +1,58 @@
+"""Index records from the lakehouse: chunks + their cached Kiwi tokens + one annotator's
+annotations, in the shape `build.write_build` takes. Used at build time only (the serving side
+never opens DuckDB)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import duckdb
+
+from advisor.index import fields
+
+_CHUNKS = """
+SELECT c.chunk_id, c.collection, c.doc_url, c.title, c.text, c.indexed_text, c.published_on, c.kind,
+       c.heading_path, c.page, t.tokens
+FROM chunks c LEFT JOIN chunk_tokens t ON t.text_hash = c.text_hash AND t.tokenizer_version = ?
+ORDER BY c.collection DESC, c.doc_url, c.position
+"""
+
+
+def records_from_lakehouse(con: duckdb.DuckDBPyConnection, schema: fields.Schema, annotator: str = "rules",
+                           tokenizer_version: str | None = None) -> list[dict]:
+    """One record per chunk. Tokens are those of the chunk's raw text (chunk_tokens is keyed by
+    chunks.text_hash); `tokenizer_version` None: the only one stored (ambiguous -> error)."""
+    version = tokenizer_version or _only_tokenizer_version(con)
+    columns = ["chunk_id", "collection", "doc_url", "title", "text", "indexed_text", "published_on", "kind",
+               "heading_path", "page", "tokens"]
+    rows = [dict(zip(columns, row)) for row in con.execute(_CHUNKS, [version]).fetchall()]
+    missing = [r["chunk_id"] for r in rows if r["tokens"] is None]
+    if missing:
+        raise ValueError(f"{len(missing)} chunks have no tokens for tokenizer {version} (e.g. {missing[0]})")
+    annotations = _annotations(con, schema, annotator)
+    for row in rows:
+        row["applies_to"] = annotations.get(row["chunk_id"], {})
+    return rows
+
+
+def _only_tokenizer_version(con) -> str:
+    versions = [v for (v,) in con.execute("SELECT DISTINCT tokenizer_version FROM chunk_tokens").fetchall()]
+    if len(versions) != 1:
+        raise ValueError(f"pass tokenizer_version: chunk_tokens holds {len(versions)} versions {versions}")
+    return versions[0]
+
+
+def _annotations(con, schema: fields.Schema, annotator: str) -> dict[str, dict]:
+    result: dict[str, dict] = defaultdict(dict)
+    query = "SELECT chunk_id, attribute, value_set, range_min, range_max FROM chunk_annotations WHERE annotator = ?"
+    for chunk_id, attribute, value_set, low, high in con.execute(query, [annotator]).fetchall():
+        if attribute not in schema:
+            continue
+        if fields.is_categorical(schema[attribute]):
+            result[chunk_id][attribute] = list(value_set) if value_set else None
+        else:
+            # one-sided ranges ("2020학번 이후") are closed with the schema's bound
+            bounds = schema[attribute]
+            result[chunk_id][attribute] = None if low is None and high is None else [
+                bounds.min if low is None else low, bounds.max if high is None else high]
+    return dict(result)

@@ -1,0 +1,93 @@
+"""Open a published index build for serving or evaluation: tantivy indexes (tokenizer
+re-registered), usearch indexes memory-mapped, the raw vectors memory-mapped, the parquet chunk
+store, the embedder and the manifest. Never opens the DuckDB lakehouse (a pipeline run may hold
+its write lock at any time; see tech-notes, DuckDB).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import polars as pl
+import tantivy
+from usearch.index import Index as UsearchIndex
+
+from advisor.index import build as b
+from advisor.index import fields
+from advisor.index.layout import latest_build_dir  # noqa: F401  (re-exported: the loading API)
+
+
+@dataclass
+class Collection:
+    name: str
+    index: tantivy.Index
+    searcher: tantivy.Searcher
+    vectors: np.ndarray  # (n, dim) float32, rows L2-normalized; memory-mapped
+    ann: UsearchIndex | None  # HNSW over the same vectors (None when the collection is empty)
+    chunks: pl.DataFrame  # chunk store rows of this collection, ordered by `row`
+    chunk_ids: list[str] = field(default_factory=list)
+    applies_to: list[dict] = field(default_factory=list)  # canonical annotation per row
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+    @property
+    def tantivy_schema(self) -> tantivy.Schema:
+        return self.index.schema
+
+
+@dataclass
+class IndexBuild:
+    directory: Path
+    manifest: dict
+    schema: fields.Schema  # the profile schema the annotations were written against
+    embedder: object
+    collections: dict[str, Collection]
+
+    @property
+    def build_id(self) -> str:
+        return self.manifest["build_id"]
+
+
+def _default_loader(directory: Path):
+    from advisor.index.embedders import load_embedder  # lazy: written separately, may pull heavy deps
+
+    return load_embedder(directory)
+
+
+def load_build(build_dir: Path, load_embedder: Callable[[Path], object] = _default_loader) -> IndexBuild:
+    build_dir = Path(build_dir)
+    manifest = json.loads((build_dir / b.MANIFEST).read_text(encoding="utf-8"))
+    if manifest.get("format_version") != b.FORMAT_VERSION:
+        raise ValueError(f"{build_dir}: index format {manifest.get('format_version')}, this code reads {b.FORMAT_VERSION}")
+    chunks = pl.read_parquet(build_dir / b.CHUNKS_FILE)
+    collections = {
+        name: _load_collection(build_dir / name, name, chunks.filter(pl.col("collection") == name).sort("row"))
+        for name in manifest["files"]["collections"]
+    }
+    return IndexBuild(
+        directory=build_dir,
+        manifest=manifest,
+        schema=fields.schema_from_json(manifest["schema"]),
+        embedder=load_embedder(build_dir / b.EMBEDDER_DIR),
+        collections=collections,
+    )
+
+
+def _load_collection(directory: Path, name: str, chunks: pl.DataFrame) -> Collection:
+    index = tantivy.Index.open(str(directory / b.TANTIVY_DIR))
+    b.register_tokenizer(index)  # not persisted with the index
+    vectors = np.load(directory / b.VECTORS_NPY, mmap_mode="r")
+    ann_path = directory / b.VECTORS_USEARCH
+    ann = UsearchIndex.restore(str(ann_path), view=True) if ann_path.exists() else None
+    if len(chunks) != vectors.shape[0] or index.searcher().num_docs != len(chunks):
+        raise ValueError(f"{directory}: chunk store, vectors and BM25 index disagree on the number of chunks")
+    return Collection(
+        name=name, index=index, searcher=index.searcher(), vectors=vectors, ann=ann, chunks=chunks,
+        chunk_ids=chunks["chunk_id"].to_list(),
+        applies_to=[json.loads(a) for a in chunks["applies_to"].to_list()],
+    )

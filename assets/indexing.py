@@ -1,0 +1,78 @@
+"""Indexing stage: the index build (tantivy BM25 + usearch/exact dense, per collection), written to
+a new folder under the warehouse and published atomically as the latest build."""
+
+from contextlib import ExitStack
+from datetime import datetime, timezone
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from advisor import progress
+from advisor.index import pipeline as index_pipeline
+from advisor.index.embedders import LSAEmbedder
+from advisor.lakehouse import scalar
+from advisor.versioning import code_version
+from assets.annotation import active_annotator_name, chunk_annotations
+from assets.lineage import record_lineage
+from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+
+GROUP = "indexing"
+INDEX_CODE = code_version(index_pipeline)
+
+
+@asset(
+    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE, deps=[chunk_annotations],
+    pool="lakehouse",
+    description="A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, "
+    "chunk store, embedder, manifest) published atomically as the latest; older builds kept.",
+)
+def index_build(
+    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource, llm: LLMResource
+) -> MaterializeResult:
+    config = institution.load()
+    started = datetime.now(timezone.utc)
+    # `openai` asks for the LLM endpoint's embeddings; `lsa` is the offline backend
+    use_openai = llm.wanted({"openai": "llm", "lsa": "offline"}.get(config.pipeline.embedder, "auto"), "embedder")
+    progress.report("index_build", "training the embedder and writing the build")
+    with warehouse.connect() as con, ExitStack() as stack:
+        annotator = active_annotator_name(config, llm)
+        annotator_version = scalar(con, "SELECT any_value(annotator_version) FROM chunk_annotations WHERE annotator = ?",
+                                   [annotator])
+
+        def make_embedder(texts, tokens):
+            if use_openai:
+                from advisor.index.embedders import OpenAIEmbedder
+
+                return stack.enter_context(_closing(OpenAIEmbedder(llm.settings(), con)))
+            return LSAEmbedder.train(texts, tokens)  # trained on this corpus, saved inside the build
+
+        outcome = index_pipeline.build_index(
+            config, con, warehouse.root, annotator=annotator, annotator_version=annotator_version or "",
+            make_embedder=make_embedder, embedder_choice="openai" if use_openai else "lsa", run_id=context.run_id,
+        )
+        metadata = {
+            "build_id": outcome.build_id,
+            "published": outcome.published,
+            "path": MetadataValue.path(str(outcome.directory)),
+            "annotator": annotator,
+            "embedder": "openai" if use_openai else "lsa",
+            "build_seconds": round(outcome.seconds, 2),
+            **{f"chunks_{name}": n for name, n in sorted(outcome.counts.items())},
+        }
+        record_lineage(context, con, config, asset="index_build", started_at=started, code_version=INDEX_CODE,
+                       upstream=["chunks", "chunk_annotations"], row_count=sum(outcome.counts.values()),
+                       counts={"rows_added": sum(outcome.counts.values()) if outcome.published else 0},
+                       metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
+    return MaterializeResult(metadata=metadata)
+
+
+class _closing:
+    """Close an embedder's HTTP client when the asset is done."""
+
+    def __init__(self, embedder):
+        self.embedder = embedder
+
+    def __enter__(self):
+        return self.embedder
+
+    def __exit__(self, *exc):
+        self.embedder.close()

@@ -1,0 +1,63 @@
+"""Combining rankings: reciprocal rank fusion, recency weighting of dynamic chunks, the
+time-sensitivity rule and the time-aware split of the final list between collections."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from serving.retrieval.signals import Ranking
+
+
+def rrf(rankings: list[Ranking], k: int = 60) -> list[tuple[int, float, list[int | None]]]:
+    """[(row, sum of 1/(k + rank), [rank in each input or None])], best first, ties by row."""
+    ranks: dict[int, list[int | None]] = {}
+    for i, ranking in enumerate(rankings):
+        for rank, (row, _) in enumerate(ranking, start=1):
+            ranks.setdefault(row, [None] * len(rankings))[i] = rank
+    fused = [(row, sum(1.0 / (k + r) for r in rs if r is not None), rs) for row, rs in ranks.items()]
+    return sorted(fused, key=lambda f: (-f[1], f[0]))
+
+
+def recency_weight(published_on: date | None, today: date, half_life_days: float) -> float:
+    """0.5 ** (age / half-life). Undated chunks and future dates get 1 (no evidence of age)."""
+    if published_on is None or half_life_days <= 0:
+        return 1.0
+    age = max((today - published_on).days, 0)
+    return 0.5 ** (age / half_life_days)
+
+
+def weighted(score: float, weight: float) -> float:
+    # A negative score (a dense cosine can be) multiplied by a weight < 1 would move UP; dividing
+    # keeps "older ranks lower" true for every sign. For the non-negative BM25/RRF/most cosine
+    # scores this is exactly score x weight.
+    return score * weight if score >= 0 else score / weight
+
+
+def is_time_sensitive(query: str, words: tuple[str, ...]) -> bool:
+    lowered = query.lower()
+    squeezed = re.sub(r"\s+", "", lowered)
+    for word in words:
+        word = word.lower()
+        if word.isascii():
+            if re.search(rf"\b{re.escape(word)}\b", lowered):
+                return True
+        elif re.sub(r"\s+", "", word) in squeezed:
+            return True
+    return False
+
+
+def quotas(k: int, static_k: int, dynamic_k: int, time_sensitive: bool, available: dict[str, int]) -> dict[str, int]:
+    """How many chunks each collection gives: static_k + dynamic_k scaled to k (7 + 3 for k = 10),
+    swapped when time-sensitive; a collection short of eligible hits leaves its places to the other."""
+    first, second = (dynamic_k, static_k) if time_sensitive else (static_k, dynamic_k)
+    total = first + second
+    static_share = round(k * first / total) if total else k
+    want = {"static": static_share, "dynamic": k - static_share}
+    take = {name: min(want[name], available.get(name, 0)) for name in want}
+    spare = k - sum(take.values())
+    for name in sorted(want, key=lambda n: -want[n]):  # the larger share fills first
+        extra = min(spare, available.get(name, 0) - take[name])
+        take[name] += extra
+        spare -= extra
+    return take

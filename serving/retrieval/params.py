@@ -1,0 +1,40 @@
+"""Every knob of profile-aware retrieval in one place (method.md §A, query steps 5-6), so an
+evaluation run can record exactly what it used (`asdict(params)`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Words that mark a query as time-sensitive (then dynamic notices get the larger share). Korean
+# entries match ignoring spaces (이번 학기 = 이번학기); English ones as whole words, case-insensitive.
+# Deliberately short: a false positive only swaps 7+3 for 3+7, and the caller can pass an LLM's
+# decision instead.
+TIME_WORDS: tuple[str, ...] = (
+    "이번 학기", "다음 학기", "올해", "이번 주", "오늘", "언제", "마감", "기간", "일정", "신청", "접수",
+    "공지", "최근", "날짜", "며칠", "개강",
+    "deadline", "when", "due", "schedule", "this semester", "next semester", "announcement",
+    "notice", "recent", "latest", "date", "period",
+)
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    rrf_k: int = 60  # reciprocal rank fusion constant (the paper's k = 60)
+    static_k: int = 7  # aggregation to ten chunks: 7 static + 3 dynamic ...
+    dynamic_k: int = 3  # ... reversed (3 + 7) for time-sensitive queries
+    half_life_days: float = 90.0  # recency of dynamic chunks: score x 0.5 ** (age_days / half-life)
+    candidates: int = 100  # per signal and collection: the lists that are fused / re-weighted
+    # Dense search: exact (numpy over the eligible rows: perfect recall under any filter) or the
+    # usearch HNSW index over-fetching candidates x ann_overfetch and filtering afterwards
+    # (may return fewer eligible chunks than asked when the filter is selective).
+    dense_exact: bool = True
+    ann_overfetch: int = 4
+    # Order of the aggregated list: "score" (by collection-local score, the larger-share
+    # collection first on ties) or "primary_first" (all of the larger-share collection, then the other).
+    merge: str = "score"
+    time_words: tuple[str, ...] = TIME_WORDS
+    # Soft augmentation: how a known range value is written. Per attribute first, then per type;
+    # categorical values use the schema's button label (InstitutionConfig labels).
+    attribute_formats: tuple[tuple[str, str], ...] = (("admission_year", "{value}학번"), ("grade", "{value}학년"))
+    type_formats: tuple[tuple[str, str], ...] = (("year", "{value}학번"), ("integer", "{value}"))
+    extra: dict = field(default_factory=dict, compare=False)  # free-form notes recorded with a run

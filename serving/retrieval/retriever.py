@@ -1,0 +1,194 @@
+"""proFILL retrieval (method.md §A, query steps 5-6), one library for serving and evaluation:
+soft profile augmentation, hard filtering inside each search, BM25 / dense / hybrid (RRF) per
+collection, recency weighting of dynamic chunks and the time-aware 7 + 3 aggregation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from advisor.index.store import Collection, IndexBuild
+from serving.retrieval import fusion, profile as prof, signals
+from serving.retrieval.params import RetrievalParams
+from serving.retrieval.results import Hit, RetrievalResult, RetrievedChunk
+
+MODES = ("bm25", "dense", "hybrid")
+BATCH_BLOCK = 256  # queries per tokenizer / embedder call
+
+Tokenize = Callable[[list[str]], list[list[str]]]
+
+
+@dataclass(frozen=True)
+class _Query:
+    query: str
+    text: str  # prefix + query
+    prefix: str
+    tokens: list[str]
+    vector: np.ndarray | None
+    known: prof.Known
+
+
+class Retriever:
+    def __init__(self, build: IndexBuild, tokenize: Tokenize, params: RetrievalParams | None = None) -> None:
+        self.build, self.tokenize, self.params = build, tokenize, params or RetrievalParams()
+        self.schema = build.schema
+        self.collections: dict[str, Collection] = build.collections
+        self._eligibility = {n: prof.EligibilityTable(c.applies_to, self.schema) for n, c in self.collections.items()}
+        # Plain Python columns: building result objects from a DataFrame row by row is slow.
+        self._columns = {n: c.chunks.to_dict(as_series=False) for n, c in self.collections.items()}
+
+    # ------------------------------------------------------------------ public API
+    def search(self, query: str, profile: Mapping[str, Any] | None = None, mode: str = "hybrid", k: int = 10,
+               soft: bool = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
+               today: date | None = None) -> RetrievalResult:
+        return self.search_batch([query], [profile], mode=mode, k=k, soft=soft, hard=hard,
+                                 time_sensitive=None if time_sensitive is None else [time_sensitive],
+                                 debug=debug, today=today)[0]
+
+    def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
+                     mode: str = "hybrid", k: int = 10, soft: bool = True, hard: bool = True,
+                     time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
+                     today: date | None = None) -> list[RetrievalResult]:
+        """Many queries at once: one tokenizer call and one embedder call per block of queries (the
+        evaluation path). Dense scores stay one matrix-vector product per query: a batched matrix
+        product rounds differently and reorders near-ties, and evaluation must give exactly what
+        serving gives (at thousands of chunks a product takes microseconds anyway)."""
+        _check_mode(mode)
+        profiles = list(profiles) if profiles is not None else [None] * len(queries)
+        decisions = list(time_sensitive) if time_sensitive is not None else [None] * len(queries)
+        if not len(profiles) == len(decisions) == len(queries):
+            raise ValueError("queries, profiles and time_sensitive must have the same length")
+        today = today or date.today()
+        results: list[RetrievalResult] = []
+        for start in range(0, len(queries), BATCH_BLOCK):
+            block = slice(start, start + BATCH_BLOCK)
+            prepared = self._prepare(queries[block], profiles[block], mode, soft)
+            for j, q in enumerate(prepared):
+                scores = self._dense_scores(q, mode)
+                results.append(self._search_one(q, mode, k, hard, decisions[start + j], debug, today, scores))
+        return results
+
+    def rank(self, collection: str, query: str, profile: Mapping | None = None, mode: str = "hybrid",
+             limit: int | None = None, soft: bool = True, hard: bool = True) -> list[Hit]:
+        """One collection's ranking, before recency and aggregation: the unit the filtering
+        guarantees are stated on (hard=True equals hard=False minus the conflicting chunks)."""
+        _check_mode(mode)
+        q = self._prepare([query], [profile], mode, soft)[0]
+        return self._rank(collection, q, mode, hard, limit or self.params.candidates)
+
+    def chunk_id(self, collection: str, row: int) -> str:
+        return self.collections[collection].chunk_ids[row]
+
+    # ------------------------------------------------------------------ preparation
+    def _prepare(self, queries: Sequence[str], profiles: Sequence[Mapping | None], mode: str, soft: bool) -> list[_Query]:
+        known = [prof.known_profile(p, self.schema) for p in profiles]
+        prefixes = [prof.profile_prefix(kn, self.schema, self.params) if soft else "" for kn in known]
+        texts = [f"{prefix} {query}".strip() for prefix, query in zip(prefixes, queries)]
+        tokens = self.tokenize(list(texts)) if texts else []
+        vectors = self.build.embedder.embed(texts, tokens) if mode != "bm25" and texts else [None] * len(texts)
+        return [_Query(q, t, p, list(tk), v, kn) for q, t, p, tk, v, kn in zip(queries, texts, prefixes, tokens, vectors, known)]
+
+    def _dense_scores(self, q: _Query, mode: str) -> dict[str, np.ndarray]:
+        """Cosine of the query with every chunk, once per query (shared by the filtered search and
+        the unfiltered one of debug mode)."""
+        if mode == "bm25" or not self.params.dense_exact:
+            return {}
+        return {n: signals.dense_scores(c, q.vector) for n, c in self.collections.items()}
+
+    # ------------------------------------------------------------------ one collection
+    def _rank(self, name: str, q: _Query, mode: str, hard: bool, limit: int, scores: np.ndarray | None = None) -> list[Hit]:
+        collection = self.collections[name]
+        known = q.known if hard else {}
+        signal_limit = max(limit, self.params.candidates) if mode == "hybrid" else limit
+        lexical = self._bm25(collection, q.tokens, known, signal_limit) if mode != "dense" else []
+        semantic = self._dense(name, q.vector, known, signal_limit, scores) if mode != "bm25" else []
+        if mode == "bm25":
+            return [Hit(row, score, bm25_rank=i) for i, (row, score) in enumerate(lexical, 1)]
+        if mode == "dense":
+            return [Hit(row, score, dense_rank=i) for i, (row, score) in enumerate(semantic, 1)]
+        fused = fusion.rrf([lexical, semantic], self.params.rrf_k)[:limit]
+        return [Hit(row, score, bm25_rank=ranks[0], dense_rank=ranks[1]) for row, score, ranks in fused]
+
+    def _bm25(self, collection: Collection, tokens: list[str], known: prof.Known, limit: int):
+        query_filter = prof.tantivy_filter(known, self.schema, collection.tantivy_schema)
+        return signals.bm25(collection, tokens, limit, query_filter)
+
+    def _dense(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None):
+        collection, mask = self.collections[name], self._eligibility[name].mask(known)
+        if not self.params.dense_exact:
+            return signals.dense_ann(collection, vector, limit, mask, self.params.ann_overfetch)
+        if scores is None:
+            scores = signals.dense_scores(collection, vector)
+        return signals.dense_exact(scores, limit, mask)
+
+    # ------------------------------------------------------------------ aggregation
+    def _search_one(self, q: _Query, mode: str, k: int, hard: bool, time_sensitive: bool | None,
+                    debug: bool, today: date, scores: dict[str, np.ndarray]) -> RetrievalResult:
+        decided = fusion.is_time_sensitive(q.query, self.params.time_words) if time_sensitive is None else time_sensitive
+        limit = max(k, self.params.candidates)
+        ranked = {n: self._rank(n, q, mode, hard, limit, scores.get(n)) for n in self.collections}
+        if "dynamic" in ranked:
+            ranked["dynamic"] = self._recency(ranked["dynamic"], today)
+        take = fusion.quotas(k, self.params.static_k, self.params.dynamic_k, decided,
+                             {n: len(h) for n, h in ranked.items()})
+        chosen = self._merge(ranked, take)
+        result = RetrievalResult(
+            query=q.query, query_text=q.text, mode=mode, time_sensitive=decided, profile=dict(q.known),
+            chunks=[self._chunk(rank, name, hit) for rank, (name, hit) in enumerate(chosen, 1)])
+        if debug:
+            result.debug = self._debug(q, mode, hard, limit, scores, ranked, take, time_sensitive)
+        return result
+
+    def _recency(self, hits: list[Hit], today: date) -> list[Hit]:
+        published = self._columns["dynamic"]["published_on"]
+        reweighted = []
+        for hit in hits:
+            weight = fusion.recency_weight(published[hit.row], today, self.params.half_life_days)
+            reweighted.append(Hit(hit.row, fusion.weighted(hit.score, weight), hit.bm25_rank, hit.dense_rank, weight))
+        return sorted(reweighted, key=lambda h: (-h.score, h.row))
+
+    def _merge(self, ranked: dict[str, list[Hit]], take: dict[str, int]) -> list[tuple[str, Hit]]:
+        # Primary = the collection with the larger share (static unless time-sensitive); it wins ties.
+        order = sorted(take, key=lambda n: -take[n])
+        chosen = [(n, hit) for n in order for hit in ranked.get(n, [])[:take[n]]]
+        if self.params.merge == "primary_first":
+            return chosen
+        return sorted(chosen, key=lambda c: (-c[1].score, order.index(c[0])))
+
+    def _chunk(self, rank: int, name: str, hit: Hit) -> RetrievedChunk:
+        cols, row = self._columns[name], hit.row
+        return RetrievedChunk(
+            rank=rank, chunk_id=cols["chunk_id"][row], score=hit.score, bm25_rank=hit.bm25_rank,
+            dense_rank=hit.dense_rank, collection=name, doc_url=cols["doc_url"][row], title=cols["title"][row],
+            text=cols["text"][row], applies_to=self.collections[name].applies_to[row], kind=cols["kind"][row],
+            published_on=cols["published_on"][row], heading_path=tuple(cols["heading_path"][row] or ()),
+            page=cols["page"][row], recency=hit.recency)
+
+    # ------------------------------------------------------------------ debug
+    def _debug(self, q: _Query, mode, hard, limit, scores, ranked, take, time_sensitive) -> dict:
+        info = {
+            "query_text": q.text, "profile_prefix": q.prefix, "query_tokens": q.tokens, "known_profile": dict(q.known),
+            "time_sensitive_source": "rule" if time_sensitive is None else "caller", "quotas": take,
+            "candidates": {n: len(h) for n, h in ranked.items()},
+            "eligible": {n: (len(c) if (m := self._eligibility[n].mask(q.known if hard else {})) is None else int(m.sum()))
+                         for n, c in self.collections.items()},
+            "filtered_out": [],
+        }
+        if hard and q.known:  # an unfiltered search, only to explain what the filter removed
+            for name in self.collections:
+                for position, hit in enumerate(self._rank(name, q, mode, False, limit, scores.get(name)), 1):
+                    reasons = prof.conflicts(self.collections[name].applies_to[hit.row], q.known, self.schema)
+                    if reasons:
+                        info["filtered_out"].append({
+                            "chunk_id": self.collections[name].chunk_ids[hit.row], "collection": name,
+                            "unfiltered_rank": position, "score": hit.score, "bm25_rank": hit.bm25_rank,
+                            "dense_rank": hit.dense_rank, "reasons": [r.as_dict() for r in reasons]})
+        return info
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")

@@ -1,0 +1,312 @@
+"""Profile-aware retrieval: hard filtering inside the search equals brute force, RRF, soft
+augmentation, time-aware aggregation, recency weighting and the conflict rule's edge cases."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from advisor.config import load_config
+from advisor.index.build import write_build
+from advisor.index.hashing import HashingEmbedder
+from advisor.index.store import load_build
+from serving.retrieval import (RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
+                               recency_weight, rrf)
+
+SCHEMA = load_config().profile
+TODAY = date(2025, 6, 1)
+WORDS = ("졸업 학점 전공 이수 신청 기간 장학금 휴학 복학 수강 교과목 학사 성적 평점 계절학기 등록금 "
+         "논문 실습 인턴 교환학생 상담 자격 시험 면제 취득 과목 필수 선택 심화 이중").split()
+
+
+def whitespace(texts: list[str]) -> list[list[str]]:
+    return [t.lower().split() for t in texts]
+
+
+def record(chunk_id, tokens, collection="static", applies_to=None, published_on=None) -> dict:
+    return {"chunk_id": chunk_id, "collection": collection, "doc_url": f"https://u.example/{chunk_id}",
+            "title": chunk_id, "text": " ".join(tokens), "indexed_text": " ".join(tokens), "tokens": list(tokens),
+            "published_on": published_on, "kind": "notice" if collection == "dynamic" else "page",
+            "heading_path": [], "page": None, "applies_to": applies_to or {}}
+
+
+def make_retriever(root: Path, records: list[dict], params: RetrievalParams | None = None, dim: int = 32) -> Retriever:
+    embedder = HashingEmbedder(dim)
+    vectors = embedder.embed([r["text"] for r in records], [r["tokens"] for r in records])
+    manifest = write_build(records, vectors, embedder, SCHEMA, root, {"test": True})
+    return Retriever(load_build(Path(manifest.directory), load_embedder=HashingEmbedder.load), whitespace, params)
+
+
+# --------------------------------------------------------------------------- synthetic corpus
+
+def random_annotation(rng: random.Random) -> dict:
+    annotation = {}
+    for name, attribute in SCHEMA.items():
+        if rng.random() < 0.5:
+            annotation[name] = None
+        elif attribute.type == "categorical":
+            annotation[name] = sorted(rng.sample(list(attribute.values), rng.randint(1, 2)))
+        else:
+            low = rng.randint(attribute.min, attribute.max)
+            annotation[name] = [low, rng.randint(low, attribute.max)]
+    return annotation
+
+
+def random_profile(rng: random.Random) -> dict:
+    profile = {}
+    for name, attribute in SCHEMA.items():
+        if rng.random() < 0.3:
+            continue  # unknown
+        profile[name] = (rng.choice(list(attribute.values)) if attribute.type == "categorical"
+                         else rng.randint(attribute.min, attribute.max))
+    return profile
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory):
+    rng = random.Random(7)
+    records = []
+    for i in range(320):
+        dynamic = i % 5 == 0
+        tokens = [rng.choice(WORDS[: rng.randint(4, len(WORDS))]) for _ in range(rng.randint(3, 12))]
+        records.append(record(f"c{i}", tokens, "dynamic" if dynamic else "static", random_annotation(rng),
+                              TODAY - timedelta(days=rng.randint(0, 400)) if dynamic else None))
+    return tmp_path_factory.mktemp("corpus"), records
+
+
+@pytest.fixture(scope="module")
+def corpus(corpus_dir):
+    root, records = corpus_dir
+    return make_retriever(root / "default", records)
+
+
+@pytest.fixture(scope="module")
+def wide(corpus_dir):
+    """Same corpus, candidate lists long enough to hold every chunk (hybrid over full lists)."""
+    root, records = corpus_dir
+    return make_retriever(root / "wide", records, RetrievalParams(candidates=10_000))
+
+
+def random_queries(n: int, seed: int) -> list[tuple[str, dict]]:
+    rng = random.Random(seed)
+    return [(" ".join(rng.sample(WORDS, rng.randint(1, 4))), random_profile(rng)) for _ in range(n)]
+
+
+def ids_scores(retriever: Retriever, collection: str, hits) -> list[tuple[str, float]]:
+    return [(retriever.chunk_id(collection, h.row), h.score) for h in hits]
+
+
+def assert_same_ranking(got: list[tuple[str, float]], expected: list[tuple[str, float]]) -> None:
+    """Equal up to the order of equal scores; at the cut, any of the tied chunks may be the kept ones."""
+    assert len(got) == len(expected)
+    assert np.allclose([s for _, s in got], [s for _, s in expected], rtol=1e-6, atol=1e-7)
+    if not expected:
+        return
+    cut = expected[-1][1]
+    assert {c for c, s in got if not np.isclose(s, cut)} == {c for c, s in expected if not np.isclose(s, cut)}
+
+
+def brute_force(retriever, collection, query, profile, mode, k, soft=True) -> list[tuple[str, float]]:
+    """The unfiltered FULL ranking (same query text), conflicting chunks removed, truncated to k."""
+    schema, known = retriever.schema, known_profile(profile, retriever.schema)
+    everything = retriever.rank(collection, query, profile, mode=mode, limit=10_000, hard=False, soft=soft)
+    kept = [h for h in everything if not conflicts(retriever.collections[collection].applies_to[h.row], known, schema)]
+    return ids_scores(retriever, collection, kept[:k])
+
+
+# --------------------------------------------------------------------------- the key property
+
+@pytest.mark.parametrize("mode", ["bm25", "dense"])
+@pytest.mark.parametrize("soft", [False, True])
+def test_filtered_top_k_equals_brute_force(corpus, mode, soft):
+    dropped = 0
+    for query, profile in random_queries(40, seed=2 * ("bm25", "dense").index(mode) + soft):
+        for collection in ("static", "dynamic"):
+            for k in (1, 10, 50):
+                got = ids_scores(corpus, collection, corpus.rank(collection, query, profile, mode=mode, limit=k, soft=soft))
+                expected = brute_force(corpus, collection, query, profile, mode, k, soft)
+                assert_same_ranking(got, expected)
+            unfiltered = corpus.rank(collection, query, profile, mode=mode, limit=10, soft=soft, hard=False)
+            dropped += len({h.row for h in unfiltered} - {h.row for h in corpus.rank(collection, query, profile, mode=mode, limit=10, soft=soft)})
+    assert dropped > 50  # the filter really removed top chunks: the comparison is not vacuous
+
+
+def test_hybrid_filtered_equals_rrf_of_brute_force_lists(wide):
+    for query, profile in random_queries(30, seed=3):
+        for collection in ("static", "dynamic"):
+            got = ids_scores(wide, collection, wide.rank(collection, query, profile, mode="hybrid", limit=20))
+            lists = []
+            for mode in ("bm25", "dense"):
+                ranked = brute_force(wide, collection, query, profile, mode, 10_000)
+                lists.append([(chunk_id, score) for chunk_id, score in ranked])
+            expected = [(row, score) for row, score, _ in rrf(lists, 60)][:20]
+            assert_same_ranking(got, expected)
+
+
+def test_unfiltered_dense_matches_usearch_exact(corpus):
+    from usearch.index import MetricKind, search
+
+    collection = corpus.collections["static"]
+    query = corpus.build.embedder.embed(["졸업 학점 이수"], [["졸업", "학점", "이수"]])[0]
+    matches = search(np.asarray(collection.vectors), query, 10, MetricKind.Cos, exact=True)
+    ours = corpus.rank("static", "졸업 학점 이수", None, mode="dense", limit=10)
+    assert np.allclose(sorted(1 - matches.distances), sorted(h.score for h in ours), atol=1e-5)
+
+
+def test_batch_equals_one_by_one(corpus):
+    pairs = random_queries(12, seed=11)
+    batch = corpus.search_batch([q for q, _ in pairs], [p for _, p in pairs], mode="hybrid", today=TODAY)
+    for (query, profile), result in zip(pairs, batch):
+        single = corpus.search(query, profile, mode="hybrid", today=TODAY)
+        assert single.chunk_ids == result.chunk_ids
+        assert np.allclose([c.score for c in single.chunks], [c.score for c in result.chunks])
+
+
+def test_search_never_returns_conflicting_chunks_and_debug_explains(corpus):
+    for query, profile in random_queries(20, seed=5):
+        result = corpus.search(query, profile, debug=True, today=TODAY)
+        known = known_profile(profile, SCHEMA)
+        assert all(not conflicts(c.applies_to, known, SCHEMA) for c in result.chunks)
+        for dropped in result.debug["filtered_out"]:
+            assert dropped["chunk_id"] not in result.chunk_ids and dropped["reasons"]
+            for reason in dropped["reasons"]:
+                assert reason["profile_value"] == known[reason["attribute"]]
+
+
+# --------------------------------------------------------------------------- fusion and augmentation
+
+def test_rrf_hand_example():
+    fused = rrf([[(1, 9.0), (2, 8.0), (3, 7.0)], [(3, 0.9), (1, 0.8)]], k=60)
+    assert [row for row, _, _ in fused] == [1, 3, 2]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62) and fused[0][2] == [1, 2]
+    assert fused[1][1] == pytest.approx(1 / 63 + 1 / 61) and fused[1][2] == [3, 1]
+    assert fused[2][1] == pytest.approx(1 / 62) and fused[2][2] == [2, None]
+
+
+def test_soft_prefix_is_prepended_to_both_searches(tmp_path):
+    seen: list[str] = []
+
+    def spy(texts):
+        seen.extend(texts)
+        return whitespace(texts)
+
+    retriever = make_retriever(tmp_path, [record("a", ["졸업", "학점"]), record("b", ["컴퓨터학과", "2021학번", "졸업"])])
+    retriever.tokenize = spy
+    profile = {"department": "컴퓨터학부", "admission_year": 2021, "grade": "3", "major_type": None, "hobby": "chess"}
+    result = retriever.search("졸업 학점", profile, debug=True)
+    assert result.query_text == "컴퓨터학과 2021학번 3학년 졸업 학점" == result.debug["query_text"]
+    assert seen == ["컴퓨터학과 2021학번 3학년 졸업 학점"]
+    assert result.debug["query_tokens"][:3] == ["컴퓨터학과", "2021학번", "3학년"]
+    assert result.profile == {"department": "CS", "admission_year": 2021, "grade": 3}
+    assert result.chunk_ids[0] == "b"  # the prefix matched b's department term
+    plain = retriever.search("졸업 학점", profile, soft=False, debug=True)
+    assert plain.query_text == "졸업 학점" and plain.chunk_ids[0] == "a"
+
+
+# --------------------------------------------------------------------------- the conflict rule
+
+def test_conflict_rule_edge_cases(tmp_path):
+    records = [
+        record("null", ["학점"], applies_to={}),
+        record("cs", ["학점"], applies_to={"department": ["CS"]}),
+        record("ds", ["학점"], applies_to={"department": ["DS"]}),
+        record("y2022", ["학점"], applies_to={"admission_year": [2020, 2022]}),
+        record("g34", ["학점"], applies_to={"grade": [3, 4], "student_status": ["on_leave", "returning"]}),
+    ]
+    retriever = make_retriever(tmp_path, records)
+
+    def found(profile, mode):
+        return set(retriever.search("학점", profile, mode=mode, soft=False).chunk_ids)
+
+    for mode in ("bm25", "dense", "hybrid"):
+        everything = {"null", "cs", "ds", "y2022", "g34"}
+        assert found(None, mode) == everything
+        assert found({"hobby": "chess", "department": None, "grade": ""}, mode) == everything  # unknown: no filter
+        assert found({"department": "CS"}, mode) == everything - {"ds"}
+        assert found({"department": "DS"}, mode) == everything - {"cs"}
+        assert found({"admission_year": 2020}, mode) == everything == found({"admission_year": 2022}, mode)
+        assert found({"admission_year": 2023}, mode) == everything - {"y2022"}
+        # outside the schema's span (2015-2026): null annotations still admit it
+        assert found({"admission_year": 2010, "grade": 1}, mode) == {"null", "cs", "ds"}
+        assert found({"student_status": "on_leave", "grade": 4}, mode) == everything
+        assert found({"student_status": "enrolled"}, mode) == everything - {"g34"}
+    dropped = retriever.search("학점", {"department": "CS"}, soft=False, debug=True).debug["filtered_out"]
+    assert [(d["chunk_id"], d["reasons"]) for d in dropped if d["collection"] == "static"] == [
+        ("ds", [{"attribute": "department", "chunk_value": ["DS"], "profile_value": "CS"}])]
+
+
+# --------------------------------------------------------------------------- time-aware aggregation
+
+def test_time_sensitivity_rule():
+    words = RetrievalParams().time_words
+    assert is_time_sensitive("수강 신청 기간이 언제인가요?", words)
+    assert is_time_sensitive("이번학기 휴학 마감", words)  # 이번 학기 written without the space
+    assert is_time_sensitive("When is the add/drop deadline?", words)
+    assert not is_time_sensitive("졸업에 필요한 전공 학점은?", words)
+    assert not is_time_sensitive("whenever I graduate", words)
+
+
+def test_quotas_split_and_fill():
+    plenty = {"static": 50, "dynamic": 50}
+    assert quotas(10, 7, 3, False, plenty) == {"static": 7, "dynamic": 3}
+    assert quotas(10, 7, 3, True, plenty) == {"static": 3, "dynamic": 7}
+    assert quotas(10, 7, 3, False, {"static": 4, "dynamic": 50}) == {"static": 4, "dynamic": 6}
+    assert quotas(10, 7, 3, True, {"static": 50, "dynamic": 2}) == {"static": 8, "dynamic": 2}
+    assert quotas(10, 7, 3, False, {"static": 2, "dynamic": 1}) == {"static": 2, "dynamic": 1}
+    assert quotas(50, 7, 3, False, plenty) == {"static": 35, "dynamic": 15}
+
+
+@pytest.fixture(scope="module")
+def split_corpus(tmp_path_factory):
+    records = [record(f"s{i}", ["학점", "졸업"]) for i in range(12)]
+    records += [record(f"d{i}", ["학점", "공지"], "dynamic", {"department": ["CS"] if i < 2 else ["DS"]},
+                       TODAY - timedelta(days=i)) for i in range(12)]
+    return make_retriever(tmp_path_factory.mktemp("split"), records)
+
+
+def test_seven_plus_three_and_reversed(split_corpus):
+    def counts(result):
+        return sum(c.collection == "static" for c in result.chunks), sum(c.collection == "dynamic" for c in result.chunks)
+
+    assert counts(split_corpus.search("학점", today=TODAY)) == (7, 3)
+    assert counts(split_corpus.search("학점", time_sensitive=True, today=TODAY)) == (3, 7)
+    assert counts(split_corpus.search("학점 신청 기간", today=TODAY, debug=True)) == (3, 7)  # the rule decides
+    assert counts(split_corpus.search("학점 신청 기간", time_sensitive=False, today=TODAY)) == (7, 3)  # caller wins
+    # Only 2 dynamic chunks are eligible for a CS student: static fills the gap.
+    assert counts(split_corpus.search("학점", {"department": "CS"}, time_sensitive=True, today=TODAY)) == (8, 2)
+
+
+def test_recency_weighting_orders_dynamic_chunks(tmp_path):
+    records = [record("static", ["학점"])]
+    records += [record(f"age{days}", ["학점", "공지"], "dynamic", published_on=TODAY - timedelta(days=days))
+                for days in (180, 0, 90, 30)]
+    records += [record("undated", ["학점", "공지"], "dynamic")]
+    retriever = make_retriever(tmp_path, records)
+    for mode in ("bm25", "dense", "hybrid"):
+        result = retriever.search("학점 공지", mode=mode, time_sensitive=True, k=6, today=TODAY)
+        dynamic = [c for c in result.chunks if c.collection == "dynamic"]
+        # undated: weight 1, and the tie with age0 (also weight 1) is broken by row order
+        assert [c.chunk_id for c in dynamic] == ["age0", "undated", "age30", "age90", "age180"]
+        if mode == "hybrid":  # RRF of tied raw scores still differs by rank: only the order is exact
+            continue
+        by_id = {c.chunk_id: c for c in dynamic}
+        assert by_id["age90"].score == pytest.approx(by_id["age0"].score / 2)
+        assert by_id["age180"].score == pytest.approx(by_id["age0"].score / 4)
+        assert by_id["age90"].recency == pytest.approx(0.5)
+    assert recency_weight(TODAY + timedelta(days=5), TODAY, 90) == 1.0  # future date: no bonus
+
+
+def test_result_carries_citation_fields(split_corpus):
+    chunk = split_corpus.search("학점", time_sensitive=True, today=TODAY).chunks[0]
+    assert chunk.rank == 1 and chunk.doc_url.startswith("https://u.example/") and chunk.text
+    assert chunk.collection == "dynamic" and chunk.published_on == TODAY and chunk.bm25_rank == 1
+    assert set(chunk.applies_to) == set(SCHEMA)
+
+
+def test_unknown_mode_is_rejected(split_corpus):
+    with pytest.raises(ValueError, match="mode"):
+        split_corpus.search("학점", mode="sparse")
