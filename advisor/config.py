@@ -131,6 +131,19 @@ class PipelineSettings(_Strict):
     annotation_truth: str | None = None
 
 
+class RetrievalSettings(_Strict):
+    """Retrieval knobs (method.md §A, query steps 5-6); unset fields keep the method's values.
+    Written into each index build, so serving and evaluation use what the institution chose."""
+
+    rrf_k: Annotated[int, Field(gt=0)] = 60
+    static_k: Annotated[int, Field(ge=0)] = 7
+    dynamic_k: Annotated[int, Field(ge=0)] = 3
+    half_life_days: Annotated[float, Field(gt=0)] = 90.0
+    candidates: Annotated[int, Field(gt=0)] = 100
+    dense_exact: bool = True
+    time_words: tuple[str, ...] | None = None  # None: the built-in Korean/English list
+
+
 class CategoricalAttribute(_Strict):
     type: Literal["categorical"]
     question: str
@@ -172,6 +185,7 @@ class InstitutionConfig(_Strict):
     profile: dict[str, Attribute]
     crawl: CrawlSettings = CrawlSettings()
     pipeline: PipelineSettings = PipelineSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
     local_site: LocalSite | None = None
 
     @field_validator("sources")

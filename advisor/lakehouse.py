@@ -247,6 +247,16 @@ CREATE TABLE IF NOT EXISTS llm_usage (      -- one row per asset run per LLM tas
 """
 
 
+EMBEDDING_CACHE_DDL = """
+CREATE TABLE IF NOT EXISTS embedding_cache (  -- dense vectors by text, per embedding model
+    text_hash VARCHAR NOT NULL,               -- sha256 of the embedded text
+    model     VARCHAR NOT NULL,               -- model key: name, plus @dimensions when shortened
+    vector    FLOAT[] NOT NULL,               -- L2-normalised
+    PRIMARY KEY (text_hash, model)
+);
+"""
+
+
 def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     warehouse = Path(warehouse)
     warehouse.mkdir(parents=True, exist_ok=True)
@@ -259,6 +269,7 @@ def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
     con.execute(LLM_SCHEMA)
+    con.execute(EMBEDDING_CACHE_DDL)
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

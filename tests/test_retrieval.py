@@ -310,3 +310,18 @@ def test_result_carries_citation_fields(split_corpus):
 def test_unknown_mode_is_rejected(split_corpus):
     with pytest.raises(ValueError, match="mode"):
         split_corpus.search("학점", mode="sparse")
+
+
+def test_retrieval_settings_from_the_config_reach_the_params():
+    from advisor.config import parse_config
+    from serving.retrieval.params import params_from
+
+    config = parse_config({
+        "institution": "X", "sources": [{"name": "a", "kind": "html", "seeds": ["http://127.0.0.1:1/"]}],
+        "profile": {"grade": {"type": "integer", "question": "?", "min": 1, "max": 4}},
+        "retrieval": {"static_k": 5, "dynamic_k": 5, "half_life_days": 30, "time_words": ["마감"]},
+    })
+    params = params_from(config.retrieval.model_dump(mode="json"))
+    assert (params.static_k, params.dynamic_k, params.half_life_days, params.rrf_k) == (5, 5, 30, 60)
+    assert params.time_words == ("마감",)
+    assert params_from(None) == RetrievalParams()

@@ -29,14 +29,7 @@ BATCH_SIZE = 128  # inputs per request: far below the API's 2,048-input / 300k-t
 EMBEDDING_PRICES_PER_MILLION = {"text-embedding-3-small": 0.02, "text-embedding-3-large": 0.13,
                                 "text-embedding-ada-002": 0.10}
 
-EMBEDDING_CACHE_DDL = """
-CREATE TABLE IF NOT EXISTS embedding_cache (  -- dense vectors by text, per embedding model
-    text_hash VARCHAR NOT NULL,               -- sha256 of the embedded text
-    model     VARCHAR NOT NULL,               -- model key: name, plus @dimensions when shortened
-    vector    FLOAT[] NOT NULL,               -- L2-normalised
-    PRIMARY KEY (text_hash, model)
-);
-"""
+from advisor.lakehouse import EMBEDDING_CACHE_DDL  # noqa: E402  (the DDL lives with the rest of the schema)
 
 
 class EmbeddingFailed(RuntimeError):

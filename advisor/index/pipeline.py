@@ -96,6 +96,7 @@ def build_index(
         "annotator_version": annotator_version,
         "tokenizer": {"version": tokenizer.version, "user_words": sorted(tokenizer.user_words)},
         "chunk_ids": [r["chunk_id"] for r in records],
+        "retrieval": config.retrieval.model_dump(mode="json"),  # serving reads its knobs from here
         "institution": config.institution,
         "config_hash": config.fingerprint(),
     }

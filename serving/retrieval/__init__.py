@@ -7,7 +7,7 @@
 
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from serving.retrieval.fusion import is_time_sensitive, quotas, recency_weight, rrf
-from serving.retrieval.params import TIME_WORDS, RetrievalParams
+from serving.retrieval.params import TIME_WORDS, RetrievalParams, params_from
 from serving.retrieval.profile import Conflict, conflicts, known_profile, profile_prefix
 from serving.retrieval.results import Hit, RetrievalResult, RetrievedChunk
 from serving.retrieval.retriever import MODES, Retriever
@@ -15,5 +15,5 @@ from serving.retrieval.retriever import MODES, Retriever
 __all__ = [
     "MODES", "TIME_WORDS", "Conflict", "Hit", "IndexBuild", "RetrievalParams", "RetrievalResult", "RetrievedChunk",
     "Retriever", "conflicts", "is_time_sensitive", "known_profile", "latest_build_dir", "load_build",
-    "profile_prefix", "quotas", "recency_weight", "rrf",
+    "params_from", "profile_prefix", "quotas", "recency_weight", "rrf",
 ]

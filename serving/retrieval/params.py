@@ -38,3 +38,11 @@ class RetrievalParams:
     attribute_formats: tuple[tuple[str, str], ...] = (("admission_year", "{value}학번"), ("grade", "{value}학년"))
     type_formats: tuple[tuple[str, str], ...] = (("year", "{value}학번"), ("integer", "{value}"))
     extra: dict = field(default_factory=dict, compare=False)  # free-form notes recorded with a run
+
+
+def params_from(settings: dict | None) -> RetrievalParams:
+    """RetrievalParams from the config's `retrieval` section (as stored in a build's manifest)."""
+    given = {k: v for k, v in (settings or {}).items() if v is not None}
+    if "time_words" in given:
+        given["time_words"] = tuple(given["time_words"])
+    return RetrievalParams(**given)

@@ -1,0 +1,197 @@
+"""Retrieval latency, side by side with a naive baseline in the same run (a script, not a test).
+
+    .venv/bin/pip install rank-bm25        # the baseline's BM25 (the `bench` extra)
+    make demo                              # a demo build to measure
+    .venv/bin/python bench/retrieval.py [--queries 300] [--synthetic 100000]
+
+Ours: serving.retrieval (tantivy BM25 with the profile filter inside the query, exact dense search
+over the eligible rows, RRF). Naive: rank-bm25 over the same tokens plus numpy brute-force cosine,
+filtering by a mask over every chunk. Both get the same pre-tokenized queries (Kiwi's per-query
+cost is printed apart) and both embed the query with the build's embedder inside the timing.
+Printed: p50 / p99 per query in ms, and naive / ours (how many times faster ours is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from advisor.chunking.chunks import tokenizer_for  # noqa: E402
+from advisor.config import load_config  # noqa: E402
+from advisor.index.build import write_build  # noqa: E402
+from advisor.index.hashing import HashingEmbedder  # noqa: E402
+from advisor.index.store import latest_build_dir, load_build  # noqa: E402
+from serving.retrieval import RetrievalParams, Retriever  # noqa: E402
+from serving.retrieval.profile import conflicts, known_profile  # noqa: E402
+
+MODES = ("bm25", "dense", "hybrid", "hybrid+filter")
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float]:
+    ms = np.array(seconds) * 1000
+    return float(np.percentile(ms, 50)), float(np.percentile(ms, 99))
+
+
+class NaiveBaseline:
+    """rank-bm25 + numpy: score every chunk for every query, filter with a mask, fuse with RRF."""
+
+    def __init__(self, tokens: list[list[str]], vectors: np.ndarray, annotations: list[dict], schema):
+        from rank_bm25 import BM25Okapi
+
+        self.bm25 = BM25Okapi(tokens)
+        self.vectors = vectors
+        self.annotations = annotations
+        self.schema = schema
+
+    def mask(self, profile: dict) -> np.ndarray:
+        known = known_profile(profile, self.schema)
+        return np.array([not conflicts(a, known, self.schema) for a in self.annotations])
+
+    def search(self, tokens: list[str], vector: np.ndarray, mode: str, profile: dict | None, k: int = 10, rrf_k: int = 60):
+        eligible = self.mask(profile) if profile else None
+        rankings = []
+        if mode in ("bm25", "hybrid", "hybrid+filter"):
+            rankings.append(self._rank(self.bm25.get_scores(tokens), eligible))
+        if mode in ("dense", "hybrid", "hybrid+filter"):
+            rankings.append(self._rank(self.vectors @ vector, eligible))
+        if len(rankings) == 1:
+            return rankings[0][:k]
+        fused: dict[int, float] = {}
+        for ranking in rankings:
+            for rank, index in enumerate(ranking[:100], start=1):
+                fused[index] = fused.get(index, 0.0) + 1.0 / (rrf_k + rank)
+        return sorted(fused, key=lambda i: -fused[i])[:k]
+
+    @staticmethod
+    def _rank(scores: np.ndarray, eligible: np.ndarray | None) -> list[int]:
+        if eligible is not None:
+            scores = np.where(eligible, scores, -np.inf)
+        order = np.argsort(-scores, kind="stable")
+        return [int(i) for i in order[:100] if scores[i] > -np.inf]
+
+
+def measure(build, records_tokens, annotations, queries, profiles, tokenize) -> list[tuple]:
+    """(mode, ours p50, ours p99, naive p50, naive p99) for each mode."""
+    query_tokens = {q: t for q, t in zip(queries, tokenize(queries))}
+    retriever = Retriever(build, lambda texts: [query_tokens.get(t) or tokenize([t])[0] for t in texts], RetrievalParams())
+    vectors = np.vstack([build.collections[name].vectors for name in ("static", "dynamic") if name in build.collections])
+    naive = NaiveBaseline(records_tokens, vectors, annotations, build.schema)
+    rows = []
+    for mode in MODES:
+        profile_for = (lambda p: p) if mode == "hybrid+filter" else (lambda p: None)
+        ours, theirs = [], []
+        for query, profile in zip(queries, profiles):
+            started = time.perf_counter()
+            retriever.search(query, profile_for(profile), mode=mode.split("+")[0], soft=False)
+            ours.append(time.perf_counter() - started)
+            started = time.perf_counter()  # the query is embedded inside the timing, as ours does
+            vector = build.embedder.embed([query], [query_tokens[query]])[0] if mode != "bm25" else None
+            naive.search(query_tokens[query], vector, mode, profile_for(profile))
+            theirs.append(time.perf_counter() - started)
+        rows.append((mode, *percentiles(ours), *percentiles(theirs)))
+    return rows
+
+
+def random_profile(schema, rng: random.Random) -> dict:
+    profile = {}
+    for name, attribute in schema.items():
+        values = getattr(attribute, "values", None)
+        profile[name] = rng.choice(sorted(values)) if values else rng.randint(attribute.min, attribute.max)
+    return profile
+
+
+def demo_scale(args, config, tokenizer, rng):
+    directory = latest_build_dir(ROOT / "warehouse" / "builds")
+    if directory is None:
+        sys.exit("no index build under warehouse/builds: run `make demo` first")
+    build = load_build(directory)
+    collections = [build.collections[name] for name in ("static", "dynamic") if name in build.collections]
+    texts = [t for c in collections for t in c.chunks["indexed_text"]]
+    faq = [t.split("\n", 1)[1].split("\n", 1)[0] for t, kind in
+           ((t, k) for c in collections for t, k in zip(c.chunks["indexed_text"], c.chunks["kind"])) if kind == "faq"]
+    queries = [rng.choice(faq) for _ in range(args.queries)]
+    tokens = tokenizer.content_morphemes(texts)
+    annotations = [a for c in collections for a in c.applies_to]
+    return build, tokens, annotations, queries
+
+
+def synthetic_scale(n: int, config, tokenizer, rng: random.Random, workdir: Path):
+    """n chunks drawn from the demo's vocabulary with random annotations, hashing-embedded."""
+    vocabulary = sorted({w for text in ("졸업 전공 학점 이수 과목 신청 장학금 휴학 복학 현장실습 교양 필수 선택 "
+                                        "이중전공 융합전공 학기 학년 기간 서류 제출 성적 평점 수강 등록 상담 안내").split() for w in [text]})
+    vocabulary += [f"용어{i}" for i in range(5000)]
+    weights = 1 / np.arange(1, len(vocabulary) + 1)  # Zipf-like, as words are
+    weights /= weights.sum()
+    nrng = np.random.default_rng(0)
+    records = []
+    for i in range(n):
+        words = list(nrng.choice(vocabulary, size=int(nrng.integers(30, 90)), p=weights))
+        applies = {}
+        for name, attribute in config.profile.items():
+            values = getattr(attribute, "values", None)
+            if rng.random() < 0.6:
+                applies[name] = None
+            elif values:
+                applies[name] = sorted(rng.sample(sorted(values), rng.randint(1, max(1, len(values) - 1))))
+            else:
+                low = rng.randint(attribute.min, attribute.max)
+                applies[name] = [low, min(attribute.max, low + rng.randint(0, 3))]
+        text = " ".join(words)
+        records.append({"chunk_id": f"s{i:07d}", "collection": "dynamic" if i % 7 == 0 else "static",
+                        "doc_url": f"http://synthetic/{i // 3}", "title": f"문서 {i // 3}", "text": text,
+                        "indexed_text": text, "tokens": words, "published_on": None, "kind": "page",
+                        "heading_path": [], "page": None, "applies_to": applies})
+    embedder = HashingEmbedder(256)
+    vectors = embedder.embed([r["text"] for r in records], [r["tokens"] for r in records])
+    started = time.perf_counter()
+    manifest = write_build(records, vectors, embedder, config.profile, workdir, {"synthetic": n})
+    build_seconds = time.perf_counter() - started
+    build = load_build(Path(manifest.directory), load_embedder=HashingEmbedder.load)
+    ordered = [r for name in ("static", "dynamic") for r in records if r["collection"] == name]
+    queries = [" ".join(rng.sample(vocabulary[:200], 4)) for _ in range(100)]
+    return build, [r["tokens"] for r in ordered], [r["applies_to"] for r in ordered], queries, build_seconds
+
+
+def print_rows(title: str, rows) -> None:
+    print(f"\n{title}")
+    print(f"{'mode':<15}{'ours p50':>10}{'ours p99':>10}{'naive p50':>11}{'naive p99':>11}{'naive/ours (p50)':>18}")
+    for mode, o50, o99, n50, n99 in rows:
+        print(f"{mode:<15}{o50:>10.2f}{o99:>10.2f}{n50:>11.2f}{n99:>11.2f}{n50 / o50:>17.1f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--synthetic", type=int, default=100_000, help="chunks in the synthetic build (0: skip)")
+    args = parser.parse_args()
+    config, rng = load_config(), random.Random(0)
+    tokenizer = tokenizer_for(config)
+
+    build, tokens, annotations, queries = demo_scale(args, config, tokenizer, rng)
+    profiles = [random_profile(config.profile, rng) for _ in queries]
+    started = time.perf_counter()
+    tokenizer.content_morphemes(queries[:100])
+    print(f"Kiwi query tokenization (both sides, not in the figures): {(time.perf_counter() - started) * 10:.2f} ms/query")
+    print_rows(f"demo build {build.directory.name}: {len(tokens)} chunks, {len(queries)} queries, ms per query",
+               measure(build, tokens, annotations, queries, profiles, tokenizer.content_morphemes))
+
+    if args.synthetic:
+        with tempfile.TemporaryDirectory() as workdir:
+            build, tokens, annotations, queries, seconds = synthetic_scale(args.synthetic, config, tokenizer, rng, Path(workdir))
+            profiles = [random_profile(config.profile, rng) for _ in queries]
+            print(f"\nsynthetic build of {len(tokens)} chunks written in {seconds:.1f} s")
+            print_rows(f"synthetic build: {len(tokens)} chunks, {len(queries)} queries, ms per query",
+                       measure(build, tokens, annotations, queries, profiles, tokenizer.content_morphemes))
+
+
+if __name__ == "__main__":
+    main()
