@@ -75,6 +75,11 @@ class JSONRequest(NamedTuple):
     check: Check | None = None
 
 
+@dataclass
+class _RetryBudget:
+    used: int = 0
+
+
 @dataclass(frozen=True)
 class _Transient:
     """A failed attempt worth repeating after a wait."""
@@ -125,19 +130,12 @@ class LLMClient:
             "type": "json_schema",
             "json_schema": {"name": schema_name, "strict": True, "schema": schema},
         }
-        transient_retries = invalid_retries = 0
+        budget = _RetryBudget()  # transport retries count across the invalid-output retries too
+        invalid_retries = 0
         while True:
-            outcome = self._send(messages, response_format, usage)
+            outcome = self._with_retries(lambda: self._send(messages, response_format, usage), usage, budget)
             if isinstance(outcome, LLMFailure):
                 return _failed(usage, outcome)
-            if isinstance(outcome, _Transient):
-                if transient_retries >= self.settings.max_retries:
-                    attempts = transient_retries + 1
-                    return _failed(usage, LLMFailure(outcome.reason, f"{outcome.detail} ({attempts} attempts)"))
-                transient_retries += 1
-                usage.retries += 1
-                self._sleep(self._wait(transient_retries, outcome.retry_after))
-                continue
             data, problem = _parse(outcome, schema, check)
             if problem is None:
                 return data, usage
@@ -146,15 +144,38 @@ class LLMClient:
             invalid_retries += 1  # same prompt again: sampling or a flaky server may do better
             usage.retries += 1
 
+    def _with_retries(self, send, usage: LLMUsage, budget: "_RetryBudget"):
+        """`send()` until it is not a _Transient (429, 5xx, timeout, connection error), backing off
+        between attempts, at most max_retries times: the outcome, or a final LLMFailure."""
+        while True:
+            outcome = send()
+            if not isinstance(outcome, _Transient):
+                return outcome
+            if budget.used >= self.settings.max_retries:
+                return LLMFailure(outcome.reason, f"{outcome.detail} ({budget.used + 1} attempts)")
+            budget.used += 1
+            usage.retries += 1
+            self._sleep(self._wait(budget.used, outcome.retry_after))
+
     def _send(self, messages: list[dict], response_format: dict, usage: LLMUsage):
         """One HTTP request: the completion, a _Transient, or a final LLMFailure."""
         extra = {} if self.settings.temperature is None else {"temperature": self.settings.temperature}
+        completion = self._request(usage, lambda: self._openai.chat.completions.create(
+            model=self.settings.model, messages=messages, response_format=response_format, **extra))
+        if isinstance(completion, (_Transient, LLMFailure)):
+            return completion
+        if completion.usage is not None:  # some local servers omit usage
+            usage.prompt_tokens += completion.usage.prompt_tokens or 0
+            usage.completion_tokens += completion.usage.completion_tokens or 0
+        return completion
+
+    def _request(self, usage: LLMUsage, call):
+        """Run one SDK call within the concurrency limit, counting it; transport errors become a
+        _Transient (retried by the caller) or a final LLMFailure, with the shared reason codes."""
         with self._slots:
             usage.calls += 1
             try:
-                completion = self._openai.chat.completions.create(
-                    model=self.settings.model, messages=messages, response_format=response_format, **extra
-                )
+                return call()
             except openai.APITimeoutError:
                 return _Transient("llm_timeout", f"no response within {self.settings.timeout:g} s")
             except openai.APIConnectionError as exc:
@@ -163,10 +184,6 @@ class LLMClient:
                 return _status_outcome(exc)
             except openai.OpenAIError as exc:
                 return LLMFailure("llm_error", f"{type(exc).__name__}: {exc}"[:300])
-        if completion.usage is not None:  # some local servers omit usage
-            usage.prompt_tokens += completion.usage.prompt_tokens or 0
-            usage.completion_tokens += completion.usage.completion_tokens or 0
-        return completion
 
     def embed(self, texts: Sequence[str], model: str, dimensions: int | None = None
               ) -> tuple[list[list[float]] | LLMFailure, LLMUsage]:
@@ -175,34 +192,19 @@ class LLMClient:
         retried up to max_retries with backoff, the same reason codes, usage counted per request.
         Batching and caching are the caller's (advisor/index/embed_openai.py)."""
         usage = LLMUsage()
-        retries = 0
-        while True:
-            outcome = self._send_embeddings(list(texts), model, dimensions, usage)
-            if isinstance(outcome, LLMFailure):
-                return _failed(usage, outcome)
-            if not isinstance(outcome, _Transient):
-                return outcome, usage
-            if retries >= self.settings.max_retries:
-                return _failed(usage, LLMFailure(outcome.reason, f"{outcome.detail} ({retries + 1} attempts)"))
-            retries += 1
-            usage.retries += 1
-            self._sleep(self._wait(retries, outcome.retry_after))
+        outcome = self._with_retries(lambda: self._send_embeddings(list(texts), model, dimensions, usage),
+                                     usage, _RetryBudget())
+        if isinstance(outcome, LLMFailure):
+            return _failed(usage, outcome)
+        return outcome, usage
 
     def _send_embeddings(self, texts: list[str], model: str, dimensions: int | None, usage: LLMUsage):
         """One HTTP request: the vectors, a _Transient, or a final LLMFailure."""
         extra = {} if dimensions is None else {"dimensions": dimensions}
-        with self._slots:
-            usage.calls += 1
-            try:
-                response = self._openai.embeddings.create(model=model, input=texts, encoding_format="float", **extra)
-            except openai.APITimeoutError:
-                return _Transient("llm_timeout", f"no response within {self.settings.timeout:g} s")
-            except openai.APIConnectionError as exc:
-                return _Transient("llm_connection", str(exc.__cause__ or exc))
-            except openai.APIStatusError as exc:
-                return _status_outcome(exc)
-            except openai.OpenAIError as exc:
-                return LLMFailure("llm_error", f"{type(exc).__name__}: {exc}"[:300])
+        response = self._request(usage, lambda: self._openai.embeddings.create(
+            model=model, input=texts, encoding_format="float", **extra))
+        if isinstance(response, (_Transient, LLMFailure)):
+            return response
         if response.usage is not None:  # embeddings bill input tokens only; some servers omit usage
             usage.prompt_tokens += response.usage.prompt_tokens or 0
         data = sorted(response.data or [], key=lambda item: item.index)
