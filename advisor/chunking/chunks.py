@@ -44,9 +44,15 @@ def tokenizer_for(config: InstitutionConfig) -> kiwi_tokens.KiwiTokenizer:
     return kiwi_tokens.get_tokenizer(kiwi_tokens.user_words_from_config(config))
 
 
-def chunker_version(config: InstitutionConfig, tokenizer: kiwi_tokens.KiwiTokenizer) -> str:
+def tokenizer_version_for(config: InstitutionConfig) -> str:
+    """The tokenizer's version without starting Kiwi (1.5-3.5 s): enough to see nothing changed."""
+    return kiwi_tokens.tokenizer_version(kiwi_tokens.user_words_from_config(config))
+
+
+def chunker_version(config: InstitutionConfig) -> str:
     digest = code_version(chunker, keywords, model)
-    return hashlib.sha256(f"{digest}|{config.pipeline.chunk_max_chars}|{tokenizer.version}".encode()).hexdigest()[:12]
+    key = f"{digest}|{config.pipeline.chunk_max_chars}|{tokenizer_version_for(config)}"
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def cached_tokens(
@@ -79,8 +85,7 @@ def cached_tokens(
 
 def build_chunks(config: InstitutionConfig, con: duckdb.DuckDBPyConnection, run_id: str) -> ChunkReport:
     report = ChunkReport()
-    tokenizer = tokenizer_for(config)
-    version = chunker_version(config, tokenizer)
+    version = chunker_version(config)
     docs = con.sql(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE status = 'active' ORDER BY url").pl().to_dicts()
     chunked = {r[0]: (r[1], r[2]) for r in con.execute(
         "SELECT doc_id, any_value(doc_text_hash), any_value(chunker_version) FROM chunks GROUP BY doc_id").fetchall()}
@@ -91,6 +96,7 @@ def build_chunks(config: InstitutionConfig, con: duckdb.DuckDBPyConnection, run_
     report.documents_dropped = len(gone)
 
     new_chunks, owners = [], []
+    tokenizer = tokenizer_for(config) if todo else None  # Kiwi starts only when there is work
     for doc in todo:
         pieces = chunker.chunk_document(doc, tokenizer.split_sentences, max_chars=config.pipeline.chunk_max_chars)
         new_chunks.extend(pieces)

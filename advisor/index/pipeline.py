@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from advisor.chunking.chunks import cached_tokens, tokenizer_for
+from advisor.chunking.chunks import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
 from advisor.index import build, records as index_records
 from advisor.index.store import latest_build_dir
@@ -71,13 +71,13 @@ def build_index(
 ) -> BuildOutcome:
     started = datetime.now(timezone.utc)
     builds_root = Path(warehouse) / BUILDS_DIR
-    tokenizer = tokenizer_for(config)
-    fingerprint = input_fingerprint(con, annotator, tokenizer.version, embedder_choice)
+    fingerprint = input_fingerprint(con, annotator, tokenizer_version_for(config), embedder_choice)
     latest = _latest_fingerprint(builds_root)
     if latest is not None and latest[0] == fingerprint:
         manifest = json.loads((latest[1] / "manifest.json").read_text())
         return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0)
 
+    tokenizer = tokenizer_for(config)
     records = index_records.records_from_lakehouse(con, config.profile, annotator=annotator,
                                                     tokenizer_version=tokenizer.version)
     prefixes = [r["indexed_text"].split("\n", 1)[0] for r in records]
