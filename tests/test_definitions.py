@@ -73,3 +73,17 @@ def test_llm_choice_follows_config_and_environment(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert llm.wanted("auto", "annotator") and llm.wanted("llm", "annotator")
     assert not llm.wanted("rules", "annotator")  # an explicit offline choice wins over a configured LLM
+
+
+def test_the_readme_config_example_loads():
+    """The config a new institution copies from the README must be valid as written."""
+    from pathlib import Path
+
+    import yaml
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Pointing it at your institution"):]
+    example = section[section.index("```yaml") + len("```yaml"):]
+    config = parse_config(yaml.safe_load(example[: example.index("```")]), "README.md")
+    assert config.sources[0].kind == "board" and config.local_site.port == 8765
+    assert config.retrieval.static_k == 7 and config.pipeline.embedder == "auto"
