@@ -272,19 +272,14 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(EMBEDDING_CACHE_DDL)
 
 
-def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    return [row[0] for row in con.execute(f"DESCRIBE {table}").fetchall()]
-
-
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[dict]) -> None:
     """Insert dict rows by column name; columns missing from a row are NULL."""
     if not rows:
         return
-    columns = table_columns(con, table)
-    schema_frame = con.sql(f"SELECT * FROM {table} LIMIT 0").pl()
+    schema = con.sql(f"SELECT * FROM {table} LIMIT 0").pl().schema
     frame = pl.DataFrame(
-        [{c: row.get(c) for c in columns} for row in rows],
-        schema=schema_frame.schema,
+        [{c: row.get(c) for c in schema} for row in rows],
+        schema=schema,
         strict=False,
     )
     con.register("_rows", frame.to_arrow())

@@ -16,7 +16,7 @@ import duckdb
 from advisor.chunking import chunker, keywords, kiwi_tokens, model
 from advisor.config import InstitutionConfig
 from advisor.lakehouse import delete_where_in, insert_rows, scalar, transaction
-from advisor.versioning import code_version
+from advisor.versioning import code_version, text_hash
 
 DOCUMENT_COLUMNS = """doc_id, url, source, kind, collection, published_on, title, breadcrumbs, headings,
                       text, question, answer, page_spans, text_hash"""
@@ -32,10 +32,6 @@ class ChunkReport:
     tokens_computed: int = 0
     tokens_cached: int = 0
     per_kind: Counter = field(default_factory=Counter)
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def tokenizer_for(config: InstitutionConfig) -> kiwi_tokens.KiwiTokenizer:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -15,11 +14,6 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-
-
-def text_hash(text: str) -> str:
-    """Same hash as the chunk store's text_hash (sha256 of the UTF-8 text)."""
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 META_FILE = "embedder.json"

@@ -16,7 +16,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from advisor.index.embed_common import normalize_rows, text_hash, write_meta
+from advisor.index.embed_common import normalize_rows, write_meta
+from advisor.versioning import text_hash
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 from advisor.llm.settings import LLMNotConfigured, LLMSettings
 

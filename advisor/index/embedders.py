@@ -16,7 +16,8 @@ from typing import Protocol, runtime_checkable
 import duckdb
 import numpy as np
 
-from advisor.index.embed_common import META_FILE, normalize_rows, read_meta, text_hash
+from advisor.index.embed_common import META_FILE, normalize_rows, read_meta
+from advisor.versioning import text_hash
 from advisor.index.embed_lsa import LSAEmbedder, LSAParams
 from advisor.index.embed_openai import (
     EMBEDDING_CACHE_DDL, EmbeddingFailed, OpenAIEmbedder, ensure_tables, model_from_env,

@@ -23,7 +23,7 @@ from advisor.ingest import dates, encoding, faq, html_text, pdf_text
 from advisor.ingest.errors import DocumentError
 from advisor.ingest.raw_store import RawStore
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
-from advisor.versioning import code_version
+from advisor.versioning import code_version, text_hash
 
 PARSER_MODULES = (dates, encoding, faq, html_text, pdf_text)
 
@@ -49,13 +49,9 @@ def doc_id(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()[:16]
 
 
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def source_fingerprint(source: Source, version: str) -> str:
     relevant = {k: v for k, v in source.model_dump(mode="json").items() if k in {"kind", "collection", "selectors", "documents"}}
-    return _hash(version + json.dumps(relevant, sort_keys=True))[:16]
+    return text_hash(version + json.dumps(relevant, sort_keys=True))[:16]
 
 
 def _document_kind(source_kind: str, doc_format: str) -> str:
@@ -103,7 +99,7 @@ def _with_lineage(row: dict, raw: dict, run_id: str, version: str) -> dict:
         "source": raw["source"],
         "collection": raw["collection"],
         "status": "active",
-        "text_hash": _hash(row["text"]),
+        "text_hash": text_hash(row["text"]),
         "content_hash": raw["content_hash"],
         "http_status": raw["http_status"],
         "fetched_at": raw["fetched_at"],
