@@ -124,6 +124,9 @@ class PipelineSettings(_Strict):
     annotator: Literal["auto", "rules", "llm"] = "auto"
     augmentation: Literal["auto", "extractive", "llm"] = "auto"
     embedder: Literal["auto", "lsa", "openai"] = "auto"
+    # URAG-F: LLM paraphrases of the FAQ questions and Q/A pairs generated from the documents,
+    # added to the FAQ store (`off`: the institution's own FAQ only; offline there is no other)
+    faq_enrichment: Literal["auto", "off", "llm"] = "auto"
     chunk_max_chars: Annotated[int, Field(ge=200, le=4000)] = 800
     keep_builds: Annotated[int, Field(ge=1, le=100)] = 5  # index builds kept for comparison
     # A ground-truth applicability manifest (JSON lines), used ONLY to measure annotation

@@ -212,6 +212,29 @@ CREATE TABLE IF NOT EXISTS index_builds (  -- every index build, published or pr
     manifest          JSON NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS intent_examples ( -- the intent-routing dataset (built, never hand-edited)
+    example_id     VARCHAR PRIMARY KEY,     -- hash of text + intent
+    text           VARCHAR NOT NULL,
+    intent         VARCHAR NOT NULL,        -- greeting | ability | faq | smalltalk | retrieval
+    origin         VARCHAR NOT NULL,        -- seed | faq_question | faq_rewrite | document_question
+    source_url     VARCHAR,                 -- the FAQ entry / document it was made from (NULL for seeds)
+    split          VARCHAR NOT NULL,        -- train | test (held apart, by hash: stable across runs)
+    dataset_version VARCHAR NOT NULL,       -- code + inputs fingerprint
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS faq_threshold_sweep ( -- URAG tier-1 threshold calibration, per index build
+    build_id       VARCHAR NOT NULL,
+    threshold      DOUBLE NOT NULL,
+    mrr            DOUBLE NOT NULL,         -- of the two-tier system on the calibration queries
+    faq_share      DOUBLE NOT NULL,         -- share of calibration queries the FAQ tier answered
+    faq_precision  DOUBLE,                  -- of those, answered with the right entry
+    queries        INTEGER NOT NULL,
+    chosen         BOOLEAN NOT NULL,
+    embedder       VARCHAR NOT NULL,
+    PRIMARY KEY (build_id, threshold)
+);
+
 CREATE OR REPLACE VIEW active_documents AS
     SELECT * FROM documents WHERE status = 'active';
 """

@@ -12,6 +12,7 @@ from advisor.index.embedders import LSAEmbedder
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
 from assets.annotation import active_annotator_name, chunk_annotations
+from assets.intents import intent_dataset
 from assets.lineage import record_lineage
 from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
 
@@ -20,7 +21,7 @@ INDEX_CODE = code_version(index_pipeline)
 
 
 @asset(
-    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE, deps=[chunk_annotations],
+    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE, deps=[chunk_annotations, intent_dataset],
     pool="lakehouse",
     description="A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, "
     "chunk store, embedder, manifest) published atomically as the latest; older builds kept.",
@@ -45,9 +46,21 @@ def index_build(
                 return stack.enter_context(_closing(OpenAIEmbedder(llm.settings(), con)))
             return LSAEmbedder.train(texts, tokens)  # trained on this corpus, saved inside the build
 
+        enrich = None
+        if llm.wanted({"llm": "llm", "off": "offline"}.get(config.pipeline.faq_enrichment, "auto"), "faq_enrichment"):
+            from advisor.llm.faq_enrichment import FAQEnricher, source_chunks
+
+            enricher = FAQEnricher(stack.enter_context(llm.client()), con)
+
+            def enrich(build, seeds):
+                enrichment = enricher.enrich(seeds, source_chunks(build))
+                enricher.record_usage(context.run_id, "index_build")
+                return enrichment
+
         outcome = index_pipeline.build_index(
             config, con, warehouse.root, annotator=annotator, annotator_version=annotator_version or "",
             make_embedder=make_embedder, embedder_choice="openai" if use_openai else "lsa", run_id=context.run_id,
+            enrich=enrich,
         )
         metadata = {
             "build_id": outcome.build_id,
@@ -57,12 +70,24 @@ def index_build(
             "embedder": "openai" if use_openai else "lsa",
             "build_seconds": round(outcome.seconds, 2),
             **{f"chunks_{name}": n for name, n in sorted(outcome.counts.items())},
+            **serving_metadata(outcome.serving),
         }
         record_lineage(context, con, config, asset="index_build", started_at=started, code_version=INDEX_CODE,
-                       upstream=["chunks", "chunk_annotations"], row_count=sum(outcome.counts.values()),
+                       upstream=["chunks", "chunk_annotations", "intent_dataset"], row_count=sum(outcome.counts.values()),
                        counts={"rows_added": sum(outcome.counts.values()) if outcome.published else 0},
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)
+
+
+def serving_metadata(serving: dict) -> dict:
+    """The dialogue's artifacts in the UI: FAQ store size, the calibrated threshold, the intent model."""
+    intent = serving.get("intent", {})
+    return {
+        "faq_entries": serving.get("faq", {}).get("entries", 0),
+        "faq_threshold": serving.get("faq_threshold"),
+        "faq_calibration_queries": serving.get("calibration", {}).get("queries"),
+        "intent_model_held_out_macro_f1": intent.get("held_out", {}).get("macro_f1"),
+    }
 
 
 class _closing:

@@ -10,40 +10,17 @@ import pytest
 import yaml
 
 from advisor.cli import main
-from advisor.config import DEMO_CONFIG_PATH
 from advisor.lakehouse import connect
+from tests.conftest import demo_config_on_port, free_port
 
 pytestmark = pytest.mark.e2e
 PAGES_PER_SOURCE = 12
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def slice_config(tmp_path):
     """The demo college's own config on another port, each source capped at a few pages."""
-    port = free_port()
-
-    def moved(node):
-        if isinstance(node, dict):
-            return {k: moved(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [moved(v) for v in node]
-        if isinstance(node, str):
-            return node.replace(":8765", f":{port}")
-        return node
-
-    config = moved(yaml.safe_load(DEMO_CONFIG_PATH.read_text(encoding="utf-8")))
-    config["local_site"]["port"] = port
-    for source in config["sources"]:
-        source["max_pages"] = PAGES_PER_SOURCE
-    path = tmp_path / "slice.yaml"
-    path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
-    return path
+    return demo_config_on_port(tmp_path, free_port(), max_pages=PAGES_PER_SOURCE)
 
 
 def tables(warehouse) -> dict:
@@ -76,7 +53,7 @@ def test_materialize_slice_then_no_change_rerun(slice_config, tmp_path, monkeypa
         outcomes = dict(con.execute(
             "SELECT outcome, count(*) FROM crawl_log WHERE run_id = ? GROUP BY outcome", [runs[-1][0]]).fetchall())
     assets = ["raw_documents", "documents", "chunks", "chunk_annotations", "annotation_accuracy", "chunk_augmentations",
-              "index_build"]
+              "intent_dataset", "index_build"]
     assert sorted(r[1] for r in runs) == sorted(assets * 2)
     runs = [r for r in runs if r[1] in {"raw_documents", "documents"}]
     second_crawl, second_clean = runs[2], runs[3]
@@ -147,6 +124,11 @@ def test_llm_backends_through_dagster_against_a_local_openai_server(slice_config
         name = body["response_format"]["json_schema"]["name"]
         if name == "chunk_augmentation":
             return reply({"summary": "요약 문장입니다.", "rewritten": "다시 쓴 본문입니다."}, 300, 40)
+        if name == "faq_paraphrases":  # URAG-F: this FAQ question asked another way
+            question = body["messages"][-1]["content"].split("<<<\n", 1)[1].split("\n>>>", 1)[0]
+            return reply({"paraphrases": [f"{question} 알려주세요", f"혹시 {question}"]}, 200, 30)
+        if name == "faq_pairs":  # URAG-F: a new Q/A pair from a document chunk
+            return reply({"pairs": [{"question": "이 안내의 요점은 무엇인가요?", "answer": "본문에 안내된 절차를 따르면 됩니다."}]}, 400, 30)
         record = {attribute: None for attribute in body["response_format"]["json_schema"]["schema"]["properties"]}
         record.update(department=["CS"], needs=["department"])
         return reply(record, 500, 30)
@@ -185,4 +167,11 @@ def test_llm_backends_through_dagster_against_a_local_openai_server(slice_config
     annotate = [u for u in usage if u[0] == "annotate"]
     assert annotate[0][1] == n_chunks and annotate[0][2] == 500 * n_chunks
     assert annotate[0][4] == pytest.approx((500 * 0.15 + 30 * 0.60) * n_chunks / 1e6)
-    assert first_calls == 2 * n_chunks
+    with connect(warehouse) as con:
+        faq_entries, other_chunks = con.execute(
+            "SELECT count(DISTINCT doc_url) FILTER (kind = 'faq'), count(*) FILTER (kind <> 'faq') FROM chunks").fetchall()[0]
+        enriched = json.loads(con.execute("SELECT manifest FROM index_builds").fetchall()[0][0])["serving"]
+    # annotate + augment every chunk; paraphrase every FAQ entry; pairs from every other chunk
+    assert first_calls == 2 * n_chunks + faq_entries + other_chunks
+    assert enriched["faq"]["enrichment"] == "llm" and enriched["calibration"]["method"] == "llm_paraphrases"
+    assert enriched["faq"]["llm_paraphrase"] == faq_entries and enriched["faq"]["llm_generated"] == other_chunks

@@ -93,6 +93,11 @@ class KiwiTokenizer:
         """The content morphemes of each text (lower-cased), for BM25 and token-level metrics."""
         return [[form for form, _ in tokens] for tokens in self.tagged_morphemes(texts)]
 
+    def key_words(self, texts: Sequence[str]) -> list[list[str]]:
+        """What a question is about: its nouns, foreign words, numbers and roots, without the
+        predicates every question shares (하다, 되다, 어떻다, 있다)."""
+        return [[form for form, tag in tokens if tag.startswith(KEY_TAGS)] for tokens in self.tagged_morphemes(texts)]
+
     # ------------------------------------------------------------------ sentences
     def split_sentences(self, text: str) -> list[str]:
         """Sentences of `text` as exact substrings, in order, covering all its non-space text."""
@@ -107,6 +112,7 @@ class KiwiTokenizer:
 
 # --------------------------------------------------------------------------- token post-processing
 
+KEY_TAGS = ("NNG", "NNP", "SL", "SN", "XR")
 _EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
 
 

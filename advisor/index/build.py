@@ -10,6 +10,7 @@ reads without DuckDB. The folder is written under a temporary name and published
       embedder/            # the embedder saved itself here (loaded for queries)
       static/  tantivy/  vectors.npy  vectors.usearch
       dynamic/ tantivy/  vectors.npy  vectors.usearch   (vectors.usearch absent when empty)
+      faq/ intent/ serving.json   # the dialogue's artifacts (serving_artifacts.py, via `finalize`)
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -56,6 +57,7 @@ class BuildManifest:
     embedder: dict
     lineage: dict
     files: dict = field(default_factory=dict)
+    serving: dict = field(default_factory=dict)  # the dialogue's artifacts: FAQ store, intent model, thresholds
     directory: str = ""  # where it was published (not stored in manifest.json: builds may move)
 
     def to_json(self) -> dict:
@@ -72,9 +74,14 @@ def write_build(
     builds_root: Path,
     lineage: Mapping[str, Any],
     keep: int = 5,
+    finalize: Callable[[Path, str], dict] | None = None,
 ) -> BuildManifest:
     """Write, publish as LATEST and prune. On any error nothing is published and the temporary
-    folder is removed; LATEST and earlier builds are untouched."""
+    folder is removed; LATEST and earlier builds are untouched.
+
+    `finalize(folder, build_id)` runs on the written (not yet published) build: what it adds to
+    the folder is published with it, and the dict it returns is the manifest's "serving" entry
+    (the dialogue's artifacts are made from the finished indexes, so they come last)."""
     builds_root = Path(builds_root)
     builds_root.mkdir(parents=True, exist_ok=True)
     vectors = _check_inputs(records, vectors, embedder)
@@ -84,6 +91,9 @@ def write_build(
     try:
         tmp.mkdir()
         manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage)
+        if finalize is not None:
+            manifest = replace(manifest, serving=_jsonable(finalize(tmp, build_id)))
+            _write_manifest(tmp, manifest)
         final = layout.publish(builds_root, tmp, build_id)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -113,8 +123,12 @@ def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema
         files={"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)},
     )
     # Written last: a folder with a manifest is a finished one (useful when inspecting by hand).
-    (tmp / MANIFEST).write_text(json.dumps(manifest.to_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+    _write_manifest(tmp, manifest)
     return manifest
+
+
+def _write_manifest(folder: Path, manifest: BuildManifest) -> None:
+    (folder / MANIFEST).write_text(json.dumps(manifest.to_json(), ensure_ascii=False, indent=2), encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- inputs

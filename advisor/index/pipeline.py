@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,7 +18,8 @@ import duckdb
 
 from advisor.chunking.chunks import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
-from advisor.index import build, records as index_records
+from advisor.intents.dataset import load_intent_examples
+from advisor.index import build, records as index_records, serving_artifacts
 from advisor.index.store import latest_build_dir
 from advisor.lakehouse import insert_rows, latest_run, scalar
 from advisor.versioning import code_version
@@ -33,12 +34,17 @@ class BuildOutcome:
     published: bool  # False: the inputs were unchanged and the latest build was kept
     counts: dict
     seconds: float
+    serving: dict = field(default_factory=dict)  # the manifest's "serving" entry: FAQ store, threshold, intent model
 
 
-def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_version: str, embedder_choice: str) -> str:
+def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_version: str, embedder_choice: str,
+                      enrichment: str = "off") -> str:
     """What a build depends on: if this is unchanged, so is the build."""
     digest = hashlib.sha256()
     for part in (
+        enrichment,
+        scalar(con, "SELECT any_value(dataset_version) FROM intent_examples"),
+        _serving_code_version(),
         scalar(con, "SELECT string_agg(chunk_id || text_hash || indexed_text, '|' ORDER BY chunk_id) FROM chunks"),
         scalar(con, """SELECT string_agg(concat_ws(',', chunk_id, attribute, annotator_version, value_set::VARCHAR,
                                           range_min, range_max), '|' ORDER BY chunk_id, attribute)
@@ -48,6 +54,13 @@ def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_
         digest.update(str(part).encode())
         digest.update(b"\0")
     return digest.hexdigest()[:16]
+
+
+def _serving_code_version() -> str:
+    from advisor.intents import classifier
+    from serving.faq import calibrate, paraphrase, store
+
+    return code_version(serving_artifacts, classifier, calibrate, paraphrase, store)
 
 
 def _latest_fingerprint(builds_root: Path) -> tuple[str, Path] | None:
@@ -68,14 +81,16 @@ def build_index(
     make_embedder,  # (texts, tokens) -> a trained or ready Embedder
     embedder_choice: str,
     run_id: str,
+    enrich=None,  # URAG-F: (build, seed FAQ entries) -> Enrichment, with an LLM; see serving_artifacts
 ) -> BuildOutcome:
     started = datetime.now(timezone.utc)
     builds_root = Path(warehouse) / BUILDS_DIR
-    fingerprint = input_fingerprint(con, annotator, tokenizer_version_for(config), embedder_choice)
+    fingerprint = input_fingerprint(con, annotator, tokenizer_version_for(config), embedder_choice,
+                                    "llm" if enrich is not None else "off")
     latest = _latest_fingerprint(builds_root)
     if latest is not None and latest[0] == fingerprint:
         manifest = json.loads((latest[1] / "manifest.json").read_text())
-        return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0)
+        return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0, manifest.get("serving", {}))
 
     tokenizer = tokenizer_for(config)
     records = index_records.records_from_lakehouse(con, config.profile, annotator=annotator,
@@ -100,8 +115,16 @@ def build_index(
         "institution": config.institution,
         "config_hash": config.fingerprint(),
     }
+    sweep: list[dict] = []
+
+    def finalize(folder: Path, build_id: str) -> dict:
+        summary, points = serving_artifacts.prepare_serving(folder, config, tokenizer, load_intent_examples(con), enrich)
+        sweep.extend({**p, "build_id": build_id, "embedder": embedder.name} for p in points)
+        return summary
+
     manifest = build.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
-                                 keep=config.pipeline.keep_builds)
+                                 keep=config.pipeline.keep_builds, finalize=finalize)
+    insert_rows(con, "faq_threshold_sweep", sweep)
     insert_rows(con, "index_builds", [{
         "build_id": manifest.build_id, "built_at": datetime.fromisoformat(manifest.built_at), "path": manifest.directory,
         "run_id": run_id, "annotator": annotator, "annotator_version": annotator_version,
@@ -111,4 +134,4 @@ def build_index(
         "manifest": json.dumps(manifest.to_json(), ensure_ascii=False, default=str),
     }])
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
-    return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds)
+    return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds, manifest.serving)

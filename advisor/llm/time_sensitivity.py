@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from advisor.llm.client import JSONRequest, LLMClient, LLMFailure
+from advisor.llm.few_shot import few_shot_messages
 
 PROMPT_VERSION = "time-v1"
 SCHEMA_NAME = "time_sensitivity"
@@ -36,12 +37,7 @@ EXAMPLES = (
 
 
 def _messages(query: str) -> list[dict]:
-    messages = [{"role": "system", "content": SYSTEM}]
-    for example, answer in EXAMPLES:
-        messages.append({"role": "user", "content": example})
-        messages.append({"role": "assistant", "content": '{"time_sensitive": %s}' % str(answer).lower()})
-    messages.append({"role": "user", "content": query})
-    return messages
+    return few_shot_messages(SYSTEM, [(example, {"time_sensitive": answer}) for example, answer in EXAMPLES], query)
 
 
 class LLMTimeClassifier:

@@ -1,0 +1,76 @@
+"""What the dialogue needs besides the indexes, made inside a build before it is published
+(build.write_build's `finalize`), so a published build is a complete serving artifact:
+
+    <build>/faq/           the URAG tier-1 store: FAQ entries (seed + LLM enrichment) and question vectors
+    <build>/intent/        the intent classifier, trained here on the lakehouse's intent_examples
+    <build>/serving.json   the FAQ threshold calibrated for this build's embedder, and how it was chosen
+
+The threshold must be calibrated per build: it depends on the embedder (the paper's 0.9 belongs
+to text-embedding-3-small; an LSA model trained on this corpus has its own cosine scale).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable, Sequence
+
+from advisor.index.store import load_build
+
+SERVING_FILE = "serving.json"
+FAQ_DIR = "faq"
+INTENT_DIR = "intent"
+
+
+def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequence,
+                    enrich: Callable | None = None) -> tuple[dict, list[dict]]:
+    """Write the FAQ store, the intent model and serving.json into `build_dir`. `enrich(build)`
+    (URAG-F, with an LLM) returns an advisor.llm.faq_enrichment.Enrichment: its entries join the
+    store, and its held-apart paraphrases calibrate the threshold instead of rule paraphrases.
+    Returns (summary for the manifest, the threshold sweep's rows for the lakehouse)."""
+    from serving.faq.calibrate import calibrate
+    from serving.faq.store import FAQStore, faq_entries_from_build, write_faq_store
+    from serving.retrieval import Retriever, params_from
+
+    build_dir = Path(build_dir)
+    build = load_build(build_dir)
+    tokenize = tokenizer.content_morphemes
+    seeds = faq_entries_from_build(build)
+    enrichment = enrich(build, seeds) if enrich is not None else None
+    entries = seeds + (enrichment.entries if enrichment is not None else [])
+    faq_counts = write_faq_store(build_dir / FAQ_DIR, entries, build.embedder, tokenize, tokenizer.key_words)
+    store = FAQStore.load(build_dir / FAQ_DIR, build.schema)
+    retriever = Retriever(build, tokenize, params_from(build.manifest["lineage"].get("retrieval")))
+    calibration = calibrate(build, store, tokenize, retriever, keywords=tokenizer.key_words,
+                            llm_paraphrases=enrichment.calibration_paraphrases if enrichment is not None else None)
+    intent = _train_intents(build_dir / INTENT_DIR, intent_examples)
+    serving = {
+        "faq_threshold": calibration.threshold,
+        "calibration": {"method": calibration.method, "queries": calibration.queries,
+                        "faq_queries": calibration.faq_queries, "document_queries": calibration.document_queries,
+                        "mrr_faq_off": calibration.mrr_faq_off,
+                        "chosen": next((asdict(p) for p in calibration.points if p.threshold == calibration.threshold), None)},
+        "intent": intent,
+    }
+    (build_dir / SERVING_FILE).write_text(json.dumps(serving, ensure_ascii=False, indent=2), encoding="utf-8")
+    sweep = [{**asdict(point), "chosen": point.threshold == calibration.threshold} for point in calibration.points]
+    faq = {**faq_counts, "enrichment": "llm" if enrichment is not None else "off"}
+    if enrichment is not None:
+        faq["enrichment_failures"] = dict(enrichment.failures)
+    return {**serving, "faq": faq}, sweep
+
+
+def _train_intents(directory: Path, examples: Sequence) -> dict:
+    """Train on the train split, measure on the held-apart test split, save."""
+    from advisor.intents.classifier import IntentClassifier, evaluate
+
+    if not examples:
+        return {"trained": False, "reason": "no intent examples in the lakehouse (materialize intent_dataset)"}
+    train = [e for e in examples if e.split == "train"]
+    test = [e for e in examples if e.split == "test"]
+    classifier = IntentClassifier.train(train)
+    classifier.save(directory)
+    held_out = evaluate(classifier, test) if test else {}
+    return {"trained": True, "version": classifier.version, "train": len(train), "test": len(test),
+            "held_out": {k: held_out[k] for k in ("accuracy", "macro_f1") if k in held_out}}

@@ -1,0 +1,67 @@
+"""Intent routing by an LLM (method.md §A online step 2), over any OpenAI-compatible endpoint.
+
+A failed call (transport error after retries, malformed JSON, an intent outside the five) yields
+None for that message: the caller then uses the offline classifier. Nothing is invented here, and
+an offline decision is never reported as the LLM's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from advisor.intents import INTENTS
+from advisor.llm.few_shot import few_shot_messages
+from advisor.llm.client import JSONRequest, LLMClient, LLMFailure
+
+PROMPT_VERSION = "intent-v1"
+SCHEMA_NAME = "intent_route"
+SCHEMA = {
+    "type": "object",
+    "properties": {"intent": {"type": "string", "enum": list(INTENTS)}},
+    "required": ["intent"],
+    "additionalProperties": False,
+}
+SYSTEM = (
+    "You route messages that students send to a university's academic-advising assistant. "
+    "Choose exactly one intent:\n"
+    "- greeting: only a hello, with no question (hello, 안녕하세요).\n"
+    "- ability: asks what the assistant is or can do, or how to use it.\n"
+    "- faq: a common question about a procedure or fact that a university FAQ list answers the same "
+    "way for everyone (where to get a form, when an office opens).\n"
+    "- retrieval: any other question or request about the university (rules, requirements, courses, "
+    "schedules, notices), especially when the answer depends on the student's department, cohort, "
+    "year or status.\n"
+    "- smalltalk: thanks, goodbyes, feelings and chat that ask for no university information, "
+    "including complaints about school life.\n"
+    "A greeting or a remark in front of a real question does not change the question's intent. "
+    "Answer with JSON only."
+)
+EXAMPLES = (
+    ("안녕하세요!", "greeting"),
+    ("what can you do?", "ability"),
+    ("학생증 재발급은 어디서 하나요?", "faq"),
+    ("안녕하세요, 졸업하려면 전공을 몇 학점 들어야 하나요?", "retrieval"),
+    ("시험 망했어 ㅠㅠ", "smalltalk"),
+    ("과제가 너무 많아요. 휴학 신청 기간이 언제예요?", "retrieval"),
+)
+
+
+def build_messages(text: str) -> list[dict]:
+    return few_shot_messages(SYSTEM, [(example, {"intent": intent}) for example, intent in EXAMPLES], text)
+
+
+class LLMIntentRouter:
+    name = "llm"
+    version = PROMPT_VERSION
+
+    def __init__(self, client: LLMClient):
+        self.client = client
+
+    def route(self, texts: Sequence[str]) -> list[str | None]:
+        """One intent per message; None where the LLM failed (use the offline classifier there)."""
+        if isinstance(texts, str):
+            raise TypeError("route takes a list of messages, not one string")
+        answers = self.client.complete_json_many(
+            [JSONRequest(build_messages(text), SCHEMA, SCHEMA_NAME) for text in texts])
+        return [None if isinstance(result, LLMFailure) or result.get("intent") not in INTENTS else result["intent"]
+                for result, _usage in answers]

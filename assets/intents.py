@@ -1,0 +1,56 @@
+"""Dialogue stage: the intent-routing dataset (seeds, FAQ questions and their rewrites, questions
+written from the documents), rebuilt in the lakehouse when its code or inputs change."""
+
+from collections import Counter
+from datetime import datetime, timezone
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from advisor import progress
+from advisor.intents import dataset as intent_dataset_module, seeds
+from advisor.versioning import code_version
+from assets.annotation import chunks
+from assets.lineage import record_lineage
+from pipelines.resources import InstitutionResource, WarehouseResource
+
+GROUP = "dialogue"
+INTENT_DATASET_CODE = code_version(intent_dataset_module, seeds)
+
+
+@asset(
+    group_name=GROUP, kinds={"duckdb", "python"}, code_version=INTENT_DATASET_CODE, deps=[chunks], pool="lakehouse",
+    description="The intent-routing dataset (greeting, ability, faq, smalltalk, retrieval): hand-written seeds "
+    "varied by rule, the FAQ's questions and rewrites, and questions written from document titles, headings "
+    "and keywords; a stable test split held apart by source. Replaced only when code or inputs change.",
+)
+def intent_dataset(
+    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
+) -> MaterializeResult:
+    config = institution.load()
+    started = datetime.now(timezone.utc)
+    progress.report("intent_dataset", "building the intent-routing dataset")
+    with warehouse.connect() as con:
+        outcome = intent_dataset_module.refresh_intent_examples(con, config, context.run_id)
+        examples = outcome.examples
+        per_origin = Counter(e.origin for e in examples)
+        metadata = {
+            "dagster/row_count": len(examples),
+            "dataset_version": outcome.version,
+            "rewritten": outcome.written,
+            **{f"examples_{key}": n for key, n in intent_dataset_module.counts(examples).items()},
+            **{f"origin_{origin}": n for origin, n in sorted(per_origin.items())},
+        }
+        record_lineage(context, con, config, asset="intent_dataset", started_at=started,
+                       code_version=INTENT_DATASET_CODE, upstream=["chunks", "documents"], row_count=len(examples),
+                       counts={"rows_added": len(examples) if outcome.written else 0,
+                               "rows_unchanged": 0 if outcome.written else len(examples)},
+                       metadata=metadata)
+    return MaterializeResult(metadata={**metadata, "per_intent": MetadataValue.md(_markdown(examples))})
+
+
+def _markdown(examples) -> str:
+    tally = Counter((e.intent, e.split) for e in examples)
+    intents = sorted({e.intent for e in examples})
+    lines = ["| intent | train | test |", "|---|---|---|"]
+    lines += [f"| {i} | {tally[(i, 'train')]} | {tally[(i, 'test')]} |" for i in intents]
+    return "\n".join(lines)

@@ -1,0 +1,16 @@
+"""Writing the answer from the selected evidence (method.md §A online step 9, §B tiers 2-3).
+
+    extractive_answer(query, evidence, known, config, tokenize, split_sentences)  offline, verbatim
+    LLMAnswerer(client).answer(query, evidence, known, config)                    grounded, cited
+    fallback_answer(query, config, client)                                        no evidence: disclaimed
+
+Markers "[k]" in an answer's text refer to `cited[k-1]` (see ComposedAnswer).
+"""
+
+from serving.answer.extractive import extractive_answer, is_yes_no
+from serving.answer.fallback import fallback_answer
+from serving.answer.llm_answer import LLMAnswerer
+from serving.answer.units import ComposedAnswer, Unit, readable, split_units
+
+__all__ = ["ComposedAnswer", "LLMAnswerer", "Unit", "extractive_answer", "fallback_answer", "is_yes_no",
+           "readable", "split_units"]

@@ -1,0 +1,319 @@
+"""The offline answer (method.md §A online step 9 without an LLM): the evidence's own sentences,
+list items and table rows that best answer the question, quoted verbatim.
+
+Units are scored by the question's content morphemes they contain, rarer terms weighing more
+(IDF over the evidence's units), with a bonus for what advising answers are made of: amounts
+with units, dates, conditions, course names. A unit whose own wording addresses other students
+("2019–2020학년도 입학생 | 요건: …" for a 2022 student) is dropped, read by the same rules
+annotator that annotated the chunks. Nothing is paraphrased, and a yes/no question gets no yes
+or no: only what the sources say.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.annotation import structure
+from advisor.annotation.model import ChunkContext
+from advisor.annotation.rules import RulesAnnotator
+from advisor.config import InstitutionConfig
+from serving.answer.units import ComposedAnswer, Unit, marker, readable, row_cells, split_units, strip_bullet
+from serving.retrieval import RetrievedChunk, conflicts
+
+Tokenize = Callable[[list[str]], list[list[str]]]
+SplitSentences = Callable[[str], list[str]]
+
+CONTEXT_WEIGHT = 0.5  # a query term found only in the heading or caption above a unit
+CONDITION_WEIGHT = 0.4  # a query term only in a leading clause ("졸업하려면", "23학번인데"): the setting, not the ask
+PART_WEIGHT = 0.7  # a query term found inside a longer morpheme
+RANK_DECAY = 0.2  # evidence i weighs 1 / (1 + RANK_DECAY * i): the selection put the best first
+RELATIVE_FLOOR = 0.5  # units scoring below this share of the best one are left out
+
+_AMOUNT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:학점|학기|학년|년|개월|주|일|원|%|과목|시간|명|회|credits?|semesters?|"
+                     r"years?|months?|weeks?|days?|hours?|courses?|won|percent)", re.IGNORECASE)
+_DATE = re.compile(r"\d{4}\s*[.\-/년]\s*\d{1,2}|\d{1,2}\s*월\s*\d{1,2}\s*일|\d{1,2}\s*[./]\s*\d{1,2}\s*\(|"
+                   r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}", re.IGNORECASE)
+_CONDITION = re.compile(r"이상|이하|이내|미만|초과|필수|가능|불가|까지|부터|면제|제외|"
+                        r"at least|at most|no more than|required|must|only|until|before|after|exempt",
+                        re.IGNORECASE)
+_COURSE = re.compile(r"\b[A-Z]{2,5}\s?\d{3,4}\b|교과목|과목|강의|course", re.IGNORECASE)
+_ASKS_AMOUNT = re.compile(r"몇|얼마|how\s+(?:many|much|long)", re.IGNORECASE)
+_ASKS_DATE = re.compile(r"언제|기간|마감|날짜|일정|며칠|when|deadline|date|period", re.IGNORECASE)
+_ASKS_COURSE = re.compile(r"과목|교과|강의|수업|course|class", re.IGNORECASE)
+# How a question asks, not what it asks about ("목록을 알려 주세요", "tell me the list")
+REQUEST_WORDS = frozenset({"알리", "알", "궁금", "설명", "안내", "목록", "리스트", "말하", "있", "없", "되", "하", "주",
+                           "tell", "list", "know", "please", "explain", "show", "give", "want"})
+# Korean puts the ask last: a clause closed by one of these endings only sets the scene
+_KO_LEADING_CLAUSE = re.compile(r"(?:려면|으면|하면|이면|라면|는데|인데|한데|은데|니까|어서|아서|해서|라서|지만|거나)[,\s]")
+
+# Yes/no questions: a question ending without a question word. Offline we never decide yes or no.
+_KO_QUESTION_END = re.compile(r"(?:나요|까요|가요|습니까|니까|죠|지요|[요죠까]\?|\?)\s*$")
+_KO_QUESTION_WORD = re.compile(r"몇|무엇|뭐|뭘|뭔|무슨|어떤|어떻|어떡|언제|어디|누구|누가|왜|얼마|어느")
+_EN_YES_NO_START = re.compile(r"^\s*(?:is|are|am|was|were|can|could|do|does|did|may|might|must|should|shall|"
+                              r"will|would|have|has|had)\b", re.IGNORECASE)
+_EN_QUESTION_WORD = re.compile(r"\b(?:what|when|where|which|who|whom|whose|why|how)\b", re.IGNORECASE)
+
+
+def extractive_answer(query: str, evidence: Sequence[RetrievedChunk], known: Mapping[str, Any],
+                      config: InstitutionConfig, tokenize: Tokenize, split_sentences: SplitSentences,
+                      max_sentences: int = 3) -> ComposedAnswer:
+    """The best-fitting units of `evidence` (best first) for `query`, verbatim, with citations."""
+    if not evidence:
+        raise ValueError("extractive_answer needs at least one evidence chunk (use fallback_answer without)")
+    if max_sentences < 1:
+        raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
+    candidates = _candidates(evidence, known, config, split_sentences, _reader_for(config))
+    scored = _score(query, candidates, tokenize)
+    picked = _pick(scored, max_sentences)
+    note = None
+    if not picked:
+        picked, note = _first_informative(candidates), "no unit shares a term with the question"
+    if not picked:
+        return ComposedAnswer(_nothing_fits(config), [], {}, "extractive",
+                              "every part of the evidence addresses other students than this profile")
+    return _compose(picked, is_yes_no(query), config, note)
+
+
+def is_yes_no(query: str) -> bool:
+    """A verification question ("2021학번도 캡스톤디자인이 필수인가요?", "Can I ...?")."""
+    text = query.strip()
+    if not re.search(r"[\uac00-\ud7a3]", text):  # no Hangul: read it as English
+        return bool(_EN_YES_NO_START.search(text)) and not _EN_QUESTION_WORD.search(text)
+    return bool(_KO_QUESTION_END.search(text)) and not _KO_QUESTION_WORD.search(text)
+
+
+# ----------------------------------------------------------------------------- profile fit
+
+class _ProfileReader:
+    """Whom a unit's own words address, read by the rules annotator that annotated the chunks:
+    headings, captions and a row's label cell as labels (they name whom the lines below are for),
+    sentences and items as prose (only their lead counts, exceptions and times are ignored)."""
+
+    def __init__(self, config: InstitutionConfig) -> None:
+        self.config = config
+        self._annotator = RulesAnnotator(config)
+        self._readings: dict[tuple[str, bool], dict] = {}
+
+    def fits(self, unit: Unit, known: Mapping[str, Any]) -> bool:
+        if not known:
+            return True
+        readings = [(unit.caption, True), (unit.heading, not unit.heading.endswith("?"))]
+        if unit.kind == "row":
+            cells = row_cells(unit.text)
+            # the first cell names the row ("학번: 2019–2020학년도 입학생"); later cells are data
+            # ("권장 이수시기: 2학년 1학기"), except those stating an audience ("대상: 3학년 이상")
+            readings += [(cell, True) for i, cell in enumerate(cells) if i == 0 or structure.target_statements(cell)]
+        elif unit.kind in ("sentence", "item"):
+            readings.append((strip_bullet(unit.text), False))
+        known = dict(known)
+        return not any(conflicts(self._applies_to(text, label), known, self.config.profile)
+                       for text, label in readings if text)
+
+    def _applies_to(self, text: str, as_label: bool) -> dict:
+        key = (text, as_label)
+        if key not in self._readings:
+            if len(self._readings) > 20_000:
+                self._readings.clear()
+            context = ChunkContext(chunk_id="unit", text="" if as_label else text, doc_url="", doc_title="",
+                                   kind="page", collection="static", heading_path=(text,) if as_label else ())
+            self._readings[key] = self._annotator.annotate_one(context).applies_to
+        return self._readings[key]
+
+
+_READERS: dict[int, tuple[InstitutionConfig, _ProfileReader]] = {}
+
+
+def _reader_for(config: InstitutionConfig) -> _ProfileReader:
+    """One reader per config: the annotator compiles the schema's aliases and patterns."""
+    entry = _READERS.get(id(config))
+    if entry is None or entry[0] is not config:
+        if len(_READERS) > 8:
+            _READERS.clear()
+        entry = _READERS[id(config)] = (config, _ProfileReader(config))
+    return entry[1]
+
+
+# ----------------------------------------------------------------------------- candidates
+
+@dataclass(frozen=True)
+class _Candidate:
+    evidence: int  # index into the evidence list
+    unit: Unit
+    shown: tuple[str, ...]  # the lines quoted (a list: its caption and the members that fit)
+
+
+def _candidates(evidence: Sequence[RetrievedChunk], known: Mapping[str, Any], config: InstitutionConfig,
+                split_sentences: SplitSentences, reader: "_ProfileReader") -> list[_Candidate]:
+    """Every unit of every evidence chunk that fits the known profile, in evidence order."""
+    out: list[_Candidate] = []
+    for index, chunk in enumerate(evidence):
+        if conflicts(chunk.applies_to or {}, dict(known), config.profile):
+            continue  # the whole chunk is for other students (the caller did not filter)
+        units = split_units(chunk.text, split_sentences, opens_with_question=chunk.kind == "faq")
+        fitting = {u.position for u in units if u.kind != "list" and reader.fits(u, known)}
+        for unit in units:
+            if unit.kind == "list":
+                members = [units[m].text for m in unit.members if m in fitting]
+                if members and reader.fits(unit, known):
+                    out.append(_Candidate(index, unit, (unit.caption, *members)))
+            elif unit.position in fitting:
+                out.append(_Candidate(index, unit, unit.lines))
+    return out
+
+
+# ----------------------------------------------------------------------------- scoring
+
+def _score(query: str, candidates: list[_Candidate], tokenize: Tokenize) -> list[tuple[float, _Candidate]]:
+    setting = _leading_clause(query)
+    ask = query[len(setting):]
+    texts = {query, ask}
+    for c in candidates:
+        texts.update((_scored_text(c), c.unit.heading, c.unit.caption))
+    ordered = sorted(texts)
+    tokens = dict(zip(ordered, (set(t) for t in tokenize(ordered))))
+    query_terms = tokens[query] - REQUEST_WORDS
+    own = [_hits(query_terms, tokens[_scored_text(c)]) for c in candidates]
+    context = [_hits(query_terms, tokens[c.unit.heading] | tokens[c.unit.caption]) for c in candidates]
+    idf = _idf(query_terms, [o.keys() | x.keys() for o, x, c in zip(own, context, candidates) if c.unit.kind != "list"])
+    idf = {t: w if t in tokens[ask] else w * CONDITION_WEIGHT for t, w in idf.items()}
+    total = sum(idf.values())
+    if not total:
+        return []
+    wants = _wants(query)
+    scored = []
+    for c, own_hits, context_hits in zip(candidates, own, context):
+        if c.unit.kind == "list":  # a list is chosen for its caption; its heading is context
+            own_hits = _hits(query_terms, tokens[c.unit.caption])
+            context_hits = _hits(query_terms, tokens[c.unit.heading])
+        matched = sum(idf.get(t, 0.0) * w for t, w in own_hits.items())
+        if not matched:
+            continue  # a unit must itself say something asked about, not just sit under it
+        matched += CONTEXT_WEIGHT * sum(idf.get(t, 0.0) * w for t, w in context_hits.items() if t not in own_hits)
+        score = matched / total * (1 + _bonus(" ".join(c.shown[1:] if c.unit.kind == "list" else c.shown), wants))
+        scored.append((score / (1 + RANK_DECAY * c.evidence), c))
+    return scored
+
+
+def _hits(query_terms: set[str], terms: set[str]) -> dict[str, float]:
+    """The query terms a text contains: whole (1.0), or inside a compound it keeps as one
+    morpheme (교과목 holds 과목, 졸업요건 holds 졸업) at PART_WEIGHT."""
+    hits = {}
+    for q in query_terms:
+        if q in terms:
+            hits[q] = 1.0
+        elif len(q) >= 2 and any(q in t for t in terms):
+            hits[q] = PART_WEIGHT
+    return hits
+
+
+def _leading_clause(query: str) -> str:
+    """The query up to its last scene-setting clause ending, or "" (Korean only)."""
+    ends = [m.end() for m in _KO_LEADING_CLAUSE.finditer(query)]
+    return query[:ends[-1]] if ends else ""
+
+
+def _scored_text(c: _Candidate) -> str:
+    unit = c.unit
+    return strip_bullet(unit.text).replace(" | ", " ") if unit.kind != "list" else unit.caption
+
+
+def _idf(query_terms: set[str], unit_terms: list) -> dict[str, float]:
+    """IDF of the query terms that occur in the evidence (absent ones cannot discriminate)."""
+    n = len(unit_terms)
+    df = {t: sum(t in terms for terms in unit_terms) for t in query_terms}
+    # smoothed: a term in every unit still counts (it may be exactly what is asked about)
+    return {t: math.log(1 + (n + 1) / (count + 0.5)) for t, count in df.items() if count}
+
+
+def _wants(query: str) -> tuple[bool, bool, bool]:
+    return bool(_ASKS_AMOUNT.search(query)), bool(_ASKS_DATE.search(query)), bool(_ASKS_COURSE.search(query))
+
+
+def _bonus(text: str, wants: tuple[bool, bool, bool]) -> float:
+    """What advising answers are made of, more so when the question asks for it."""
+    amount, date, course = wants
+    bonus = 0.0
+    if _AMOUNT.search(text):
+        bonus += 0.3 + 0.3 * amount
+    if _DATE.search(text):
+        bonus += 0.2 + 0.3 * date
+    if _CONDITION.search(text):
+        bonus += 0.15
+    if _COURSE.search(text):
+        bonus += 0.1 + 0.2 * course
+    return bonus
+
+
+# ----------------------------------------------------------------------------- selection
+
+def _pick(scored: list[tuple[float, _Candidate]], limit: int) -> list[_Candidate]:
+    """The best units above the floor, at most `limit` blocks; rows of one table are one block
+    (they are shown together under their caption), so a table's other good rows come along."""
+    if not scored:
+        return []
+    ranked = sorted(scored, key=lambda sc: (-sc[0], sc[1].evidence, sc[1].unit.position))
+    floor = ranked[0][0] * RELATIVE_FLOOR
+    picked: list[_Candidate] = []
+    blocks: set[tuple] = set()
+    covered: set[tuple[int, int]] = set()
+    seen_text: set[str] = set()
+    for score, c in ranked:
+        if score < floor:
+            break
+        members = {(c.evidence, m) for m in c.unit.members}
+        text = " ".join(readable(line) for line in c.shown)
+        block = _block(c)
+        if members & covered or text in seen_text or (block not in blocks and len(blocks) >= limit):
+            continue  # a list and its own rows, the same sentence in two sources, or no room
+        picked.append(c)
+        blocks.add(block)
+        covered |= members
+        seen_text.add(text)
+    return picked
+
+
+def _block(c: _Candidate) -> tuple:
+    if c.unit.kind == "row" and c.unit.caption:
+        return (c.evidence, "table", c.unit.caption)
+    return (c.evidence, c.unit.position)
+
+
+def _first_informative(candidates: list[_Candidate]) -> list[_Candidate]:
+    """Nothing matched the question: the top evidence's first unit with substance."""
+    for c in candidates:
+        if c.unit.kind != "list" and len(readable(c.unit.text)) >= 10:
+            return [c]
+    return candidates[:1]
+
+
+# ----------------------------------------------------------------------------- composing
+
+def _compose(picked: list[_Candidate], yes_no: bool, config: InstitutionConfig, note: str | None) -> ComposedAnswer:
+    """Units grouped by source (best source first), in their order within it; one marker per source."""
+    by_source: dict[int, list[_Candidate]] = {}
+    for c in sorted(picked, key=lambda c: (c.evidence, c.unit.position)):
+        by_source.setdefault(c.evidence, []).append(c)
+    cited = list(by_source)
+    snippets: dict[int, str] = {}
+    lines: list[str] = []
+    for number, index in enumerate(cited, 1):
+        shown: list[str] = []
+        for c in by_source[index]:
+            shown += [line for line in c.shown if line not in shown]  # a shared caption once
+        snippets[index] = "\n".join(shown)
+        block = [readable(line) for line in shown]
+        block[-1] += " " + marker(number)
+        lines += block
+    if yes_no:
+        lines.insert(0, "자료에 따르면:" if config.language == "ko" else "According to the sources:")
+    return ComposedAnswer("\n".join(lines), cited, snippets, "extractive", note)
+
+
+def _nothing_fits(config: InstitutionConfig) -> str:
+    if config.language == "ko":
+        return "찾은 자료는 모두 다른 학생(학과·학번 등)에게 해당하는 내용이어서 답으로 드릴 수 없습니다."
+    return "The sources found all apply to other students (department, cohort, ...), so none of them answers this."

@@ -1,0 +1,65 @@
+"""URAG tier 3 (method.md §B.3): no evidence was found. With an LLM, a short generic answer from
+the model alone under a clear disclaimer; without one (or when the call fails), an honest
+no-answer that says what to do next. Never labelled "llm" unless a model wrote it.
+"""
+
+from __future__ import annotations
+
+from advisor.config import InstitutionConfig
+from advisor.llm.client import LLMClient, LLMFailure
+
+PROMPT_VERSION = "fallback-v1"
+SCHEMA_NAME = "fallback_answer"
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+SYSTEM = (
+    "You are the academic-advising assistant of {institution}. Its documents hold nothing on this "
+    "question, so answer from general knowledge only: briefly (two or three sentences), in the "
+    "language of the question, without inventing rules, numbers, dates or names specific to this "
+    "university, and end by advising the student to confirm with their department office. "
+    "Return JSON: {{\"answer\": the text}}."
+)
+
+_TEXTS = {
+    "ko": {
+        "llm_disclaimer": "등록된 자료에서 근거를 찾지 못해, 일반 지식으로 답했습니다. 정확하지 않을 수 있으니 "
+                          "학과 사무실에 꼭 확인하세요.",
+        "no_answer": "죄송합니다. 등록된 {institution} 자료에서 이 질문에 답할 내용을 찾지 못했습니다. 질문을 "
+                     "다른 표현으로 바꾸어 다시 물어보시거나, 소속 학과 사무실 또는 담당 부서에 문의해 주세요.",
+        "no_answer_disclaimer": "등록된 자료에서 근거를 찾지 못해 답하지 않았습니다.",
+    },
+    "en": {
+        "llm_disclaimer": "No supporting document was found, so this answer comes from general knowledge. It "
+                          "may be inaccurate: please confirm with your department office.",
+        "no_answer": "Sorry, I could not find anything in the {institution} documents that answers this "
+                     "question. Try asking in other words, or contact your department office or the office "
+                     "in charge.",
+        "no_answer_disclaimer": "No supporting document was found, so no answer was given.",
+    },
+}
+
+
+def texts_for(config: InstitutionConfig) -> dict[str, str]:
+    return _TEXTS["ko" if config.language == "ko" else "en"]
+
+
+def fallback_answer(query: str, config: InstitutionConfig, client: LLMClient | None) -> tuple[str, str, str]:
+    """(text, method "llm" | "fallback", disclaimer)."""
+    if not query or not query.strip():
+        raise ValueError("fallback_answer needs a non-empty question")
+    texts = texts_for(config)
+    if client is not None:
+        messages = [{"role": "system", "content": SYSTEM.format(institution=config.institution)},
+                    {"role": "user", "content": query.strip()}]
+        result, _usage = client.complete_json(messages, SCHEMA, SCHEMA_NAME, check=_non_empty)
+        if not isinstance(result, LLMFailure):
+            return result["answer"].strip(), "llm", texts["llm_disclaimer"]
+    return texts["no_answer"].format(institution=config.institution), "fallback", texts["no_answer_disclaimer"]
+
+
+def _non_empty(data: dict) -> str | None:
+    return None if data["answer"].strip() else "the answer is empty"

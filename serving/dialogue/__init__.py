@@ -1,0 +1,1 @@
+"""The advising dialogue: intent routing, query- and evidence-driven profiling, URAG tiers."""

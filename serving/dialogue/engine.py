@@ -1,0 +1,339 @@
+"""The advising dialogue (method.md §A online steps 2-9, §B tiers): one engine for the HTTP API,
+`advisor ask` and the evaluation.
+
+    advisor = open_advisor(builds_root, config)
+    session = advisor.new_session()
+    reply = advisor.respond(session, message="졸업하려면 전공 몇 학점 들어야 해요?")   # -> ask department, cohort
+    reply = advisor.respond(session, profile={"department": "CS", "admission_year": 2021})  # -> ask major type
+    reply = advisor.respond(session, profile={"major_type": "double"})               # -> answer with citations
+
+A message goes: intent routing -> templates (greeting, ability, smalltalk) | answering. Answering:
+stated values are taken from the message; the attributes the question needs are asked (only those,
+with options); then URAG tier 1 (an FAQ entry's stored answer, verbatim, when its question is close
+enough for the calibrated threshold and it applies to the student); else tier 2: profile-aware
+retrieval (soft prefix + hard filter), evidence selection, ONE evidence-driven follow-up question
+when a selected source depends on an attribute still unknown, re-retrieval, and an answer with
+citations; else tier 3: the disclaimed fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Mapping
+from zoneinfo import ZoneInfo
+
+from advisor.config import InstitutionConfig
+from advisor.index.store import IndexBuild, latest_build_dir, load_build
+from serving.dialogue import profiling, templates
+from serving.dialogue.evidence import follow_up_attributes, select_evidence
+from serving.dialogue.profiling import DialogueInputError, StatedValues
+from serving.dialogue.router import IntentRouter
+from serving.dialogue.session import Pending, Session
+from serving.dialogue.types import Citation, Reply
+from serving.retrieval import Retriever, params_from
+from serving.retrieval.results import RetrievalResult
+
+__all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "NoBuildError", "Session", "open_advisor"]
+
+SERVING_FILE = "serving.json"  # in a build: the calibrated thresholds (written at build time)
+FAQ_DIR = "faq"
+TEMPLATE_INTENTS = ("greeting", "ability", "smalltalk")
+MAX_MESSAGE_CHARS = 4000
+
+
+class NoBuildError(RuntimeError):
+    """No index build has been published yet (run `advisor materialize`)."""
+
+
+@dataclass(frozen=True)
+class DialogueSettings:
+    k: int = 10  # chunks per retrieval (the paper's 7 + 3)
+    # An attribute is needed up front when at least this rank-weighted share of the candidates
+    # depends on it: a third means "a substantial part of the likely answers differ by it".
+    need_share: float = 1 / 3
+    faq_candidates: int = 20  # URAG: the top 20 FAQ entries are considered
+    evidence_follow_up: bool = True  # one evidence-driven follow-up turn per message (the paper's step 8)
+
+
+class Advisor:
+    def __init__(self, build: IndexBuild, config: InstitutionConfig, *, tokenizer, llm_client=None,
+                 router: IntentRouter | None = None, faq_store=None, thresholds: Mapping | None = None,
+                 settings: DialogueSettings = DialogueSettings()):
+        self.build, self.config, self.settings = build, config, settings
+        self.schema = build.schema
+        self.language = config.language
+        self.params = params_from(build.manifest.get("lineage", {}).get("retrieval"))
+        self._tokenizer = tokenizer  # one Kiwi per process; it serializes its own calls (thread-safe)
+        self.retriever = Retriever(build, tokenizer.content_morphemes, self.params)
+        self.llm_client = llm_client
+        self.router = router or IntentRouter()
+        self.faq_store = faq_store
+        self.thresholds = dict(thresholds or {})
+        self.stated = StatedValues(config)
+        self.doc_limits = profiling.document_constraints(
+            zip(c.chunks["doc_url"].to_list(), c.applies_to) for c in build.collections.values())
+        self._llm_answerer = self._time_classifier = None
+        if llm_client is not None:
+            from advisor.llm.time_sensitivity import LLMTimeClassifier
+            from serving.answer.llm_answer import LLMAnswerer
+
+            self._llm_answerer, self._time_classifier = LLMAnswerer(llm_client), LLMTimeClassifier(llm_client)
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def build_id(self) -> str:
+        return self.build.build_id
+
+    def index_info(self) -> dict:
+        manifest = self.build.manifest
+        return {
+            "build_id": self.build_id, "built_at": manifest.get("built_at"), "counts": dict(manifest.get("counts", {})),
+            "embedder": manifest.get("embedder", {}).get("name"), "annotator": manifest.get("lineage", {}).get("annotator"),
+            "faq_entries": len(self.faq_store) if self.faq_store is not None else 0,
+            "faq_threshold": self.thresholds.get("faq_threshold"),
+        }
+
+    def new_session(self, profile: Mapping[str, Any] | None = None) -> Session:
+        session = Session()
+        if profile:
+            profiling.apply_answers(session, profile, self.schema)
+        return session
+
+    def respond(self, session: Session, message: str | None = None, profile: Mapping[str, Any] | None = None,
+                today: date | None = None) -> Reply:
+        """Exactly one of `message` (a new question) or `profile` (answers to the asked questions;
+        None = "don't know"). Raises DialogueInputError on bad input, leaving the session as it was."""
+        if (message is None) == (profile is None):
+            raise DialogueInputError("message", "send either a message or profile answers, not both or neither")
+        started = time.perf_counter()
+        today = today or datetime.now(ZoneInfo(self.config.timezone)).date()
+        if profile is not None:
+            reply = self._on_answers(session, profile, today)
+        else:
+            reply = self._on_message(session, _checked(message), today)
+        session.turns += 1
+        reply.trace["seconds"] = time.perf_counter() - started
+        return reply
+
+    # ------------------------------------------------------------------ turns
+    def _on_answers(self, session: Session, answers: Mapping[str, Any], today: date) -> Reply:
+        profiling.apply_answers(session, answers, self.schema)
+        pending = session.pending
+        if pending is None:
+            return Reply("answer", answer=templates.text("smalltalk", self.language), intent="smalltalk",
+                         tier="template", answer_method="template", profile_used=dict(session.known))
+        missing = [name for name in pending.asked if not session.settled(name)]
+        if missing:  # partial answers: ask the rest again (not counted twice)
+            return self._ask(session, pending, missing, count=False)
+        return self._answer(session, pending, today)
+
+    def _on_message(self, session: Session, message: str, today: date) -> Reply:
+        session.pending = None
+        intent, routing = self.router.route(message)
+        if intent in TEMPLATE_INTENTS:
+            return Reply("answer", answer=templates.text(intent, self.language, institution=self.config.institution),
+                         intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
+                         trace={"routing": routing})
+        for name, value in self.stated.read(message).items():
+            if name in self.schema:
+                session.known[name] = value
+                session.declined.discard(name)
+        pending = Pending(message=message, intent=intent, stage="query", asked=())
+        pending.trace = {"routing": routing, "questions": [], "retrievals": []}
+        qualifying = self._faq_matches(pending, session)
+        if qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying):
+            # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask
+            return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
+        candidates = self._retrieve(pending, session, today)
+        needed = profiling.needed_attributes(candidates.chunks, self.doc_limits, self.schema, session,
+                                             self.settings.need_share)
+        if needed:
+            return self._ask(session, pending, needed)
+        return self._answer(session, pending, today)
+
+    def _ask(self, session: Session, pending: Pending, attributes: list[str], count: bool = True,
+             reason: str = "query") -> Reply:
+        pending.asked = tuple(attributes)
+        if count:
+            pending.questions_so_far += len(attributes)
+            pending.trace["questions"].extend({"attribute": a, "reason": reason} for a in attributes)
+        session.pending = pending
+        questions = [profiling.question_for(a, self.schema, self.params, reason) for a in attributes]
+        return Reply("ask", questions=questions, intent=pending.intent, trace=_trace(pending))
+
+    def _answer(self, session: Session, pending: Pending, today: date) -> Reply:
+        """The tiers, once the question's needs are settled. May still ask ONE evidence question."""
+        can_follow_up = pending.stage == "query"
+        qualifying = self._faq_matches(pending, session)
+        if qualifying:
+            faq = qualifying[0]
+            unsettled = self._unsettled(faq.entry.applies_to, session)
+            if unsettled and can_follow_up:
+                pending.stage = "evidence"
+                return self._ask(session, pending, unsettled, reason="evidence")
+            return self._finish(session, pending, self._faq_reply(faq, session, pending))
+
+        result = self._retrieve(pending, session, today)
+        evidence = select_evidence(result.chunks)
+        if not evidence or not self._qualifies(pending.message, evidence):
+            return self._finish(session, pending, self._fallback(pending, session))
+        follow_up = follow_up_attributes(evidence, session, self.schema)
+        if follow_up and can_follow_up and self.settings.evidence_follow_up:
+            pending.stage = "evidence"  # re-retrieval happens when the answers come back
+            return self._ask(session, pending, follow_up, reason="evidence")
+        return self._finish(session, pending, self._documents_reply(evidence, session, pending))
+
+    def _finish(self, session: Session, pending: Pending, reply: Reply) -> Reply:
+        session.pending = None
+        reply.intent = pending.intent
+        reply.profile_used = dict(session.known)
+        reply.trace.update(_trace(pending))
+        return reply
+
+    # ------------------------------------------------------------------ retrieval and tiers
+    def _retrieve(self, pending: Pending, session: Session, today: date) -> RetrievalResult:
+        time_sensitive = None
+        if self._time_classifier is not None:
+            time_sensitive = self._time_classifier.classify([pending.message])[0]  # None -> the word rule
+        result = self.retriever.search(pending.message, session.known, mode="hybrid", k=self.settings.k,
+                                       time_sensitive=time_sensitive, today=today)
+        pending.trace["retrievals"].append({"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
+                                            "doc_urls": [c.doc_url for c in result.chunks]})
+        pending.trace["last_retrieval"] = result
+        return result
+
+    def _qualifies(self, message: str, evidence) -> bool:
+        """Tier 2 needs real evidence: the best chunk must contain one of the question's key words
+        (nouns, names, numbers), not only share its frame or be its nearest semantic neighbour."""
+        top = evidence[0]
+        if top.bm25_rank is None:
+            return False
+        words = self._tokenizer.key_words([message])[0]
+        haystack = f"{top.title or ''} {top.text}".lower()
+        return not words or any(word in haystack for word in words)
+
+    def _unsettled(self, applies_to: Mapping, session: Session) -> list[str]:
+        return [n for n in self.schema if applies_to.get(n) is not None and not session.settled(n)]
+
+    def _faq_matches(self, pending: Pending, session: Session) -> list:
+        """FAQ entries close enough to answer verbatim (URAG tier 1): cosine at or above the
+        build's calibrated threshold, key words shared, not conflicting with the profile."""
+        threshold = self.thresholds.get("faq_threshold")
+        if self.faq_store is None or threshold is None:
+            return []
+        tokens = self._tokenizer.content_morphemes([pending.message])
+        vector = self.build.embedder.embed([pending.message], tokens)[0]
+        matches = self.faq_store.search(vector, session.known, k=self.settings.faq_candidates,
+                                        query_tokens=self._tokenizer.key_words([pending.message])[0])
+        pending.trace["faq_best"] = None if not matches else {
+            "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
+        return [m for m in matches if m.score >= threshold]
+
+    def _faq_reply(self, match, session: Session, pending: Pending) -> Reply:
+        entry = match.entry
+        citation = Citation(url=entry.source_url, title=entry.title or entry.question, snippet=entry.question,
+                            chunk_id=entry.chunk_ids[0] if entry.chunk_ids else "")
+        return Reply("answer", answer=entry.answer, tier="faq", answer_method="faq_verbatim", citations=[citation],
+                     disclaimer=self._declined_note([entry.applies_to], session),
+                     trace={"faq_entry": entry.entry_id, "faq_score": float(match.score)})
+
+    def _documents_reply(self, evidence, session: Session, pending: Pending) -> Reply:
+        from serving.answer.extractive import extractive_answer
+
+        composed, note = None, None
+        if self._llm_answerer is not None:
+            outcome = self._llm_answerer.answer(pending.message, evidence, session.known, self.config)
+            if hasattr(outcome, "text"):
+                composed = outcome
+            else:  # an LLM failure: the extractive answer, labelled as such
+                note = f"llm_failed:{getattr(outcome, 'reason', 'error')}"
+        if composed is None:
+            composed = extractive_answer(pending.message, evidence, session.known, self.config,
+                                         self._tokenizer.content_morphemes, self._tokenizer.split_sentences)
+        cited = composed.cited or [0]
+        citations = [Citation(url=evidence[i].doc_url, title=evidence[i].title,
+                              snippet=composed.snippets.get(i) or _first_line(evidence[i].text),
+                              chunk_id=evidence[i].chunk_id) for i in cited]
+        notes = [templates.text("documents_note", self.language)]
+        declined = self._declined_note([evidence[i].applies_to for i in cited], session)
+        if declined:
+            notes.append(declined)
+        return Reply("answer", answer=composed.text, tier="documents", answer_method=composed.method,
+                     citations=citations, disclaimer=" ".join(notes),
+                     trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
+
+    def _fallback(self, pending: Pending, session: Session) -> Reply:
+        from serving.answer.fallback import fallback_answer
+
+        text, method, disclaimer = fallback_answer(pending.message, self.config, self.llm_client)
+        return Reply("answer", answer=text, tier="fallback", answer_method=method, disclaimer=disclaimer)
+
+    def _declined_note(self, annotations, session: Session) -> str | None:
+        declined = [name for name in self.schema if name in session.declined
+                    and any(a.get(name) is not None for a in annotations)]
+        if not declined:
+            return None
+        return templates.text("declined_note", self.language,
+                              attributes=", ".join(_short(self.schema[n].question) for n in declined))
+
+
+def _checked(message) -> str:
+    if not isinstance(message, str):
+        raise DialogueInputError("message", "must be a string")
+    message = message.strip()
+    if not message:
+        raise DialogueInputError("message", "is empty")
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise DialogueInputError("message", f"is longer than {MAX_MESSAGE_CHARS} characters")
+    return message
+
+
+def _trace(pending: Pending) -> dict:
+    trace = dict(pending.trace)
+    trace["questions_asked"] = pending.questions_so_far
+    return trace
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip("#- ").strip() for line in text.splitlines() if line.strip()), "")[:200]
+
+
+def _short(question: str) -> str:
+    return question.split("(")[0].strip().rstrip("?").strip()
+
+
+# ---------------------------------------------------------------------------- loading
+
+def load_thresholds(build_dir: Path) -> dict:
+    path = Path(build_dir) / SERVING_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def open_advisor(builds_root: Path, config: InstitutionConfig, llm_settings=None, *, tokenizer=None,
+                 settings: DialogueSettings = DialogueSettings()) -> Advisor:
+    """The published build (builds_root/LATEST) with everything serving needs from it."""
+    directory = latest_build_dir(Path(builds_root))
+    if directory is None:
+        raise NoBuildError(f"no index build published under {builds_root}: run `advisor materialize` first")
+    build = load_build(directory)
+    if tokenizer is None:
+        from advisor.chunking.chunks import tokenizer_for
+
+        tokenizer = tokenizer_for(config)
+    client = None
+    if llm_settings is not None:
+        from advisor.llm.client import LLMClient
+
+        client = LLMClient(llm_settings)
+    faq_store = None
+    if (directory / FAQ_DIR).is_dir():
+        from serving.faq.store import FAQStore
+
+        faq_store = FAQStore.load(directory / FAQ_DIR, build.schema)
+    return Advisor(build, config, tokenizer=tokenizer, llm_client=client,
+                   router=IntentRouter.from_build(directory, client), faq_store=faq_store,
+                   thresholds=load_thresholds(directory), settings=settings)

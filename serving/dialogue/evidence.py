@@ -1,0 +1,40 @@
+"""Evidence selection and the applicability check (method.md §A steps 7-8)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from advisor.index import fields
+from serving.dialogue.profiling import unsettled_in
+from serving.dialogue.session import Session
+from serving.retrieval.results import RetrievedChunk
+
+EVIDENCE_CHUNKS = 3  # what the answer is written from and cited
+
+
+def select_evidence(chunks: Sequence[RetrievedChunk], n: int = EVIDENCE_CHUNKS) -> list[RetrievedChunk]:
+    """The best chunks, one per document section: a second chunk of the same document and heading
+    adds little and would crowd out another source."""
+    chosen: list[RetrievedChunk] = []
+    seen: set[tuple] = set()
+    for chunk in chunks:
+        key = (chunk.doc_url, tuple(chunk.heading_path[:2]))
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(chunk)
+        if len(chosen) == n:
+            break
+    return chosen
+
+
+def follow_up_attributes(evidence: Sequence[RetrievedChunk], session: Session, schema: fields.Schema) -> list[str]:
+    """What to ask in the one follow-up before answering ([] when the evidence is settled): every
+    unknown attribute the top chunk depends on (it is what the answer leads with), and any that
+    the majority of the selected chunks depend on."""
+    if not evidence:
+        return []
+    wanted = unsettled_in(evidence[:1], session, schema)
+    wanted += [name for name in unsettled_in(evidence, session, schema) if name not in wanted
+               and sum(chunk.applies_to.get(name) is not None for chunk in evidence) * 2 > len(evidence)]
+    return [name for name in schema if name in wanted]  # asked in the schema's order

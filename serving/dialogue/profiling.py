@@ -1,0 +1,174 @@
+"""Query-driven profiling (method.md §A steps 3-4): which profile attributes a question needs,
+which values it states itself, the questions to ask (predefined options, never free text) and
+the validation of the student's answers.
+
+Which attributes a question needs is read from what it retrieves: if most of the best candidates
+belong to documents that as a whole apply only to some departments, cohorts, ... then the answer
+depends on those attributes. Only DOCUMENT-level constraints count here (every chunk of the
+document is limited on the attribute: a curriculum page of one department and cohort); a
+constraint that varies inside a document (the double-major section of a graduation page) decides
+which passage applies, and is asked later, by evidence-driven profiling, only when a selected
+passage depends on it. That is the paper's two-step flow: department and cohort first, then the
+major type once the curriculum retrieved shows it matters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Sequence
+
+from advisor.annotation.model import ChunkContext
+from advisor.annotation.rules import RulesAnnotator
+from advisor.config import InstitutionConfig
+from advisor.index import fields
+from serving.dialogue import templates
+from serving.dialogue.session import Session
+from serving.dialogue.types import Option, Question
+from serving.retrieval.params import RetrievalParams
+from serving.retrieval.results import RetrievedChunk
+
+
+class DialogueInputError(ValueError):
+    """Bad input from the student or client (the API answers 4xx); `field` names what was wrong."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+# ----------------------------------------------------------------------------- needed attributes
+
+def document_constraints(chunk_stores: Iterable[Sequence[tuple[str, Mapping]]]) -> dict[str, frozenset[str]]:
+    """doc_url -> the attributes every chunk of the document is limited on. An FAQ entry is a
+    document of its own (its URL has the entry's #id), so all its limits count."""
+    seen: dict[str, set[str]] = {}
+    for store in chunk_stores:
+        for doc_url, applies_to in store:
+            limited = {name for name, value in applies_to.items() if value is not None}
+            seen[doc_url] = limited if doc_url not in seen else seen[doc_url] & limited
+    return {url: frozenset(limited) for url, limited in seen.items()}
+
+
+def needed_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
+                      schema: fields.Schema, session: Session, share: float = 1 / 3) -> list[str]:
+    """Unsettled attributes that the rank-weighted majority (1/rank weights) of the candidates'
+    documents are limited on, in schema order (the order questions are asked)."""
+    weights: dict[str, float] = defaultdict(float)
+    total = 0.0
+    for chunk in candidates:
+        weight = 1.0 / chunk.rank
+        total += weight
+        for name in doc_limits.get(chunk.doc_url, ()):
+            weights[name] += weight
+    if not total:
+        return []
+    return [name for name in schema if not session.settled(name) and weights[name] / total >= share]
+
+
+def unsettled_in(evidence: Sequence[RetrievedChunk], session: Session, schema: fields.Schema) -> list[str]:
+    """Attributes a selected chunk is limited on that the session does not know yet (the
+    applicability check of method.md §A step 7), most supported first, then schema order."""
+    counts: dict[str, int] = defaultdict(int)
+    for chunk in evidence:
+        for name, value in chunk.applies_to.items():
+            if value is not None and name in schema and not session.settled(name):
+                counts[name] += 1
+    order = list(schema)
+    return sorted(counts, key=lambda n: (-counts[n], order.index(n)))
+
+
+# ----------------------------------------------------------------------------- questions
+
+def question_for(name: str, schema: fields.Schema, params: RetrievalParams, reason: str) -> Question:
+    attribute = schema[name]
+    if fields.is_categorical(attribute):
+        options = [Option(value, attribute.label(value)) for value in attribute.values]
+    else:
+        template = dict(params.attribute_formats).get(name) or dict(params.type_formats).get(attribute.type, "{value}")
+        options = [Option(v, template.format(value=v)) for v in range(attribute.min, attribute.max + 1)]
+    return Question(attribute=name, question=attribute.question, options=options, reason=reason)
+
+
+def unknown_label(language: str) -> str:
+    return templates.text("unknown_option", language)
+
+
+# ----------------------------------------------------------------------------- answers
+
+def canonical_answer(name: str, value: Any, schema: fields.Schema) -> Any:
+    """The canonical value of an answer (an option's value, an alias or a label), or
+    DialogueInputError. None means "I don't know"."""
+    if name not in schema:
+        raise DialogueInputError(f"profile.{name}", f"unknown attribute; expected one of {sorted(schema)}")
+    if value is None:
+        return None
+    attribute = schema[name]
+    if fields.is_categorical(attribute):
+        text = str(value).strip()
+        for canonical, aliases in attribute.values.items():
+            if text == canonical or text in aliases or attribute.labels.get(canonical) == text:
+                return canonical
+        raise DialogueInputError(f"profile.{name}", f"{value!r} is not one of {sorted(attribute.values)}")
+    if isinstance(value, bool):
+        raise DialogueInputError(f"profile.{name}", f"needs a whole number, got {value!r}")
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise DialogueInputError(f"profile.{name}", f"needs a whole number, got {value!r}") from None
+    if not attribute.min <= number <= attribute.max:
+        raise DialogueInputError(f"profile.{name}", f"{number} is outside {attribute.min}..{attribute.max}")
+    return number
+
+
+def apply_answers(session: Session, answers: Mapping[str, Any], schema: fields.Schema) -> None:
+    """Validate every answer first, then record them all (a bad answer changes nothing)."""
+    if not isinstance(answers, Mapping) or not answers:
+        raise DialogueInputError("profile", "expected a non-empty object of attribute -> value")
+    canonical = {name: canonical_answer(name, value, schema) for name, value in answers.items()}
+    for name, value in canonical.items():
+        if value is None:
+            session.known.pop(name, None)
+            session.declined.add(name)
+        else:
+            session.known[name] = value
+            session.declined.discard(name)
+
+
+# ----------------------------------------------------------------------------- stated values
+
+# A categorical value counts as stated only when the student says it of themselves ("컴퓨터학과
+# 학생인데", "저는 복학생이에요"): a bare mention ("휴학 신청 방법") is the topic, not the asker.
+_SELF_AFTER = r"[^.?!,]{0,12}?\s*(?:학생)?\s*(?:인데|이에요|예요|입니다|이고|이며|이라서|라서|이라|인 ?학생|에 ?다니|소속|재학 ?중)"
+_SELF_BEFORE = r"(?:저는|전|나는|난|제가|I am|I'm|I’m)\s*(?:\S+\s+)?"
+
+
+class StatedValues:
+    """Profile values the question itself states (method.md §A step 3)."""
+
+    def __init__(self, config: InstitutionConfig):
+        self.config = config
+        self.reader = RulesAnnotator(config)
+        self._categorical = []
+        for name, attribute in config.profile.items():
+            if fields.is_categorical(attribute):
+                for canonical, aliases in attribute.values.items():
+                    for alias in {canonical, *aliases, attribute.label(canonical)}:
+                        if len(alias) < 2:
+                            continue
+                        escaped = re.escape(alias)
+                        pattern = re.compile(rf"(?:{_SELF_BEFORE}{escaped}|{escaped}{_SELF_AFTER})", re.IGNORECASE)
+                        self._categorical.append((name, canonical, pattern))
+
+    def read(self, message: str) -> dict[str, Any]:
+        stated: dict[str, Any] = {}
+        for name, canonical, pattern in self._categorical:
+            if name not in stated and pattern.search(message):
+                stated[name] = canonical
+        context = ChunkContext(chunk_id="query", text=message, doc_url="", doc_title="", kind="page", collection="static")
+        applies_to = self.reader.annotate_one(context).applies_to
+        for name, attribute in self.config.profile.items():
+            value = applies_to.get(name)
+            if not fields.is_categorical(attribute) and value and value[0] == value[-1]:
+                stated.setdefault(name, int(value[0]))  # "21학번", "3학년": one value, not a range
+        return stated

@@ -1,0 +1,62 @@
+"""What the dialogue engine returns to its callers (the HTTP API, `advisor ask`, the evaluation).
+
+The JSON shape of `Reply.as_api()` is the contract of interfaces.md §4 (`POST /v1/chat`); fields
+beyond it are optional extensions. `Reply.trace` is for evaluation and debugging only: the API
+never serializes it (it can hold the profile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+INTENTS = ("greeting", "ability", "faq", "smalltalk", "retrieval")
+TIERS = ("template", "faq", "documents", "fallback")
+# How an answer's text was made: never present an offline answer as an LLM's (developers' guide)
+ANSWER_METHODS = ("template", "faq_verbatim", "extractive", "llm", "fallback")
+
+
+@dataclass(frozen=True)
+class Option:
+    value: Any  # canonical value (str for categorical, int for year / integer attributes)
+    label: str
+
+
+@dataclass(frozen=True)
+class Question:
+    attribute: str
+    question: str
+    options: list[Option]
+    reason: str = "query"  # "query": this question needs it | "evidence": a selected source depends on it
+
+
+@dataclass(frozen=True)
+class Citation:
+    url: str
+    title: str | None
+    snippet: str
+    chunk_id: str
+
+
+@dataclass
+class Reply:
+    type: Literal["ask", "answer"]
+    questions: list[Question] = field(default_factory=list)  # type == "ask"
+    answer: str = ""  # type == "answer"
+    intent: str | None = None
+    tier: str | None = None  # template | faq | documents | fallback
+    citations: list[Citation] = field(default_factory=list)
+    profile_used: dict = field(default_factory=dict)
+    answer_method: str | None = None  # one of ANSWER_METHODS
+    disclaimer: str | None = None  # set for the fallback tier (and documents-tier notes)
+    trace: dict = field(default_factory=dict)  # evaluation / debugging only; never sent over HTTP
+
+    def as_api(self, session_id: str) -> dict:
+        body: dict[str, Any] = {"session_id": session_id, "type": self.type}
+        if self.type == "ask":
+            body["questions"] = [asdict(q) for q in self.questions]
+            return body
+        body.update(answer=self.answer, intent=self.intent, tier=self.tier,
+                    citations=[asdict(c) for c in self.citations], profile_used=dict(self.profile_used),
+                    answer_method=self.answer_method, disclaimer=self.disclaimer)
+        return body

@@ -1,0 +1,260 @@
+"""The URAG FAQ store (method.md §B, tier 1): FAQ entries with their questions embedded, searched
+by cosine of the query with each QUESTION, answers returned verbatim (no generation).
+
+Seed entries come from an index build's FAQ chunks (the crawler splits each FAQ page into entries;
+a long entry may span several chunks of one doc_url). Enriched entries (URAG-F, LLM paraphrases and
+generated pairs) point back to the seed entry or chunk they came from through `source_url` and
+`chunk_ids`, so several entries may share one source_url.
+
+Hard filtering uses the proFILL conflict rule of serving/retrieval/profile.py unchanged: a student
+never gets a verbatim answer written for another department or cohort.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from advisor.index import fields
+from advisor.index.store import IndexBuild
+from serving.retrieval.profile import EligibilityTable, known_profile
+
+FAQ_DIR = "faq"  # the store's folder inside an index build
+ENTRIES_FILE = "entries.parquet"
+VECTORS_FILE = "vectors.npy"  # row i = the embedded QUESTION of entries.parquet row i
+META_FILE = "faq.json"  # which embedder made the vectors, and the counts
+ORIGINS = ("seed", "llm_generated", "llm_paraphrase")
+FAQ_KIND = "faq"
+
+Tokenize = Callable[[list[str]], list[list[str]]]
+
+
+@dataclass(frozen=True)
+class FAQEntry:
+    entry_id: str
+    question: str
+    answer: str
+    source_url: str  # the seed entry's URL (page URL + "#id") or the chunk's doc_url it came from
+    chunk_ids: tuple[str, ...]
+    # Canonical annotation, the union over the entry's chunks; an attribute is null as soon as
+    # one chunk leaves it unconstrained (null admits everyone, so the union is null).
+    applies_to: dict
+    origin: str  # "seed" (the institution's own FAQ) | "llm_generated" | "llm_paraphrase"
+    title: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.origin not in ORIGINS:
+            raise ValueError(f"FAQ entry {self.entry_id!r}: origin must be one of {ORIGINS}, got {self.origin!r}")
+        if not self.question.strip() or not self.answer.strip():
+            raise ValueError(f"FAQ entry {self.entry_id!r}: question and answer must not be empty")
+
+
+@dataclass(frozen=True)
+class FAQMatch:
+    entry: FAQEntry
+    score: float  # cosine of the query with the entry's question
+    rank: int  # 1-based
+
+
+# --------------------------------------------------------------------------- seed entries
+
+def faq_entries_from_build(build: IndexBuild) -> list[FAQEntry]:
+    """One seed entry per FAQ document of the build (kind == "faq"), in chunk-store order."""
+    entries = []
+    for collection in build.collections.values():
+        faq = collection.chunks.filter(pl.col("kind") == FAQ_KIND).sort("row")
+        if faq.is_empty():
+            continue
+        for (doc_url,), group in faq.group_by(["doc_url"], maintain_order=True):
+            entries.append(_seed_entry(doc_url, group.sort("row").to_dicts(), build.schema))
+    return entries
+
+
+def _seed_entry(doc_url: str, chunks: list[dict], schema: fields.Schema) -> FAQEntry:
+    title = (chunks[0]["title"] or "").strip()
+    question = title or _first_block(chunks[0]["text"])
+    parts = [_answer_part(chunk["text"], question) for chunk in chunks]
+    answer = "\n".join(part for part in parts if part)
+    return FAQEntry(
+        entry_id=doc_url, question=question, answer=answer or chunks[0]["text"].strip(), source_url=doc_url,
+        chunk_ids=tuple(chunk["chunk_id"] for chunk in chunks),
+        applies_to=union_applies_to([json.loads(chunk["applies_to"]) for chunk in chunks], schema),
+        origin="seed", title=title or None,
+    )
+
+
+def _first_block(text: str) -> str:
+    return text.strip().split("\n\n", 1)[0].strip()
+
+
+def _answer_part(text: str, question: str) -> str:
+    """The chunk's text without the question atop it (the first chunk opens with the question and
+    a blank line; the chunker repeats it, with one newline, above every continuation chunk)."""
+    body = text.strip()
+    if question and body.startswith(question):
+        return body[len(question):].strip()
+    return body
+
+
+def union_applies_to(annotations: Sequence[Mapping], schema: fields.Schema) -> dict:
+    """Whom an entry applies to when its chunks carry several annotations: per attribute the union
+    of values / the covering range, or null when any chunk leaves the attribute unconstrained."""
+    if not annotations:
+        return {name: None for name in schema}
+    union: dict = {}
+    for name, attribute in schema.items():
+        values = [a.get(name) for a in annotations]
+        if any(v is None for v in values):
+            union[name] = None
+        elif fields.is_categorical(attribute):
+            union[name] = sorted({item for v in values for item in v})
+        else:
+            union[name] = [min(v[0] for v in values), max(v[1] for v in values)]
+    return union
+
+
+# --------------------------------------------------------------------------- writing
+
+def write_faq_store(directory: Path, entries: Iterable[FAQEntry], embedder, tokenize: Tokenize,
+                    keywords: Tokenize | None = None) -> dict:
+    """entries.parquet + vectors.npy (the QUESTIONS embedded) + faq.json; returns the counts."""
+    entries = list(entries)
+    ids = [e.entry_id for e in entries]
+    if len(set(ids)) != len(ids):
+        duplicated = sorted({i for i in ids if ids.count(i) > 1})[:5]
+        raise ValueError(f"FAQ entry ids must be unique; repeated: {duplicated}")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    questions = [e.question for e in entries]
+    tokens = tokenize(questions) if entries else []
+    if entries:
+        vectors = np.asarray(embedder.embed(questions, tokens), dtype=np.float32)
+    else:
+        vectors = np.zeros((0, int(getattr(embedder, "dim", 0) or 0)), dtype=np.float32)
+    # the words the agreement check compares (KiwiTokenizer.key_words; else the content morphemes)
+    words = keywords(questions) if keywords is not None and entries else tokens
+    _entries_frame(entries, words).write_parquet(directory / ENTRIES_FILE)
+    np.save(directory / VECTORS_FILE, vectors)
+    counts = {"entries": len(entries), **{origin: sum(e.origin == origin for e in entries) for origin in ORIGINS},
+              "sources": len({e.source_url for e in entries})}
+    meta = {"embedder": getattr(embedder, "name", None), "embedder_version": getattr(embedder, "version", None),
+            "dim": int(vectors.shape[1]) if vectors.ndim == 2 else None, "counts": counts}
+    (directory / META_FILE).write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+    return counts
+
+
+def _entries_frame(entries: Sequence[FAQEntry], tokens: Sequence[Sequence[str]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "entry_id": [e.entry_id for e in entries],
+            "question": [e.question for e in entries],
+            "answer": [e.answer for e in entries],
+            "source_url": [e.source_url for e in entries],
+            "chunk_ids": [list(e.chunk_ids) for e in entries],
+            "applies_to": [fields.applies_to_json(e.applies_to) for e in entries],
+            "origin": [e.origin for e in entries],
+            "title": [e.title for e in entries],
+            "question_tokens": [list(t) for t in tokens],
+        },
+        schema={"entry_id": pl.String, "question": pl.String, "answer": pl.String, "source_url": pl.String,
+                "chunk_ids": pl.List(pl.String), "applies_to": pl.String, "origin": pl.String, "title": pl.String,
+                "question_tokens": pl.List(pl.String)},
+    )
+
+
+# --------------------------------------------------------------------------- searching
+
+# A verbatim answer must answer (nearly) the same question. Embeddings alone over-rate questions
+# that share a frame ("...은 어떻게 되나요?" with an unrelated subject scores high with LSA), so an
+# entry also has to share at least this IDF-weighted share of the key words (nouns, names,
+# numbers) of the query AND of its own question: what the answer is about. 0 turns it off.
+MIN_AGREEMENT = 0.5
+
+
+class FAQStore:
+    def __init__(self, entries: Sequence[FAQEntry], vectors: np.ndarray, schema: fields.Schema, meta: dict | None = None,
+                 question_tokens: Sequence[Sequence[str]] | None = None):
+        if len(entries) != len(vectors):
+            raise ValueError(f"FAQ store: {len(entries)} entries but {len(vectors)} question vectors")
+        self.entries, self.vectors, self.schema = list(entries), np.asarray(vectors, dtype=np.float32), schema
+        self.meta = meta or {}
+        self._eligibility = EligibilityTable([e.applies_to for e in self.entries], schema)
+        self._terms = [frozenset(t) for t in question_tokens] if question_tokens is not None else None
+        frequency: dict[str, int] = {}
+        for terms in self._terms or ():
+            for term in terms:
+                frequency[term] = frequency.get(term, 0) + 1
+        n = len(self.entries)
+        self._idf = {term: math.log((n + 1) / (df + 1)) + 1.0 for term, df in frequency.items()}
+        self._unseen_idf = math.log(n + 1) + 1.0  # a query word no question has: as rare as can be
+
+    @classmethod
+    def load(cls, directory: Path, schema: fields.Schema) -> "FAQStore":
+        directory = Path(directory)
+        missing = [name for name in (ENTRIES_FILE, VECTORS_FILE) if not (directory / name).exists()]
+        if missing:
+            raise FileNotFoundError(f"{directory}: not an FAQ store (missing {', '.join(missing)})")
+        frame = pl.read_parquet(directory / ENTRIES_FILE)
+        entries = [
+            FAQEntry(entry_id=r["entry_id"], question=r["question"], answer=r["answer"], source_url=r["source_url"],
+                     chunk_ids=tuple(r["chunk_ids"] or ()), applies_to=json.loads(r["applies_to"]),
+                     origin=r["origin"], title=r["title"])
+            for r in frame.iter_rows(named=True)
+        ]
+        meta_path = directory / META_FILE
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+        tokens = frame["question_tokens"].to_list() if "question_tokens" in frame.columns else None
+        return cls(entries, np.load(directory / VECTORS_FILE), schema, meta, tokens)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def check_embedder(self, embedder) -> None:
+        """Question vectors and query vectors must come from one model, or cosines mean nothing."""
+        stored = self.meta.get("embedder_version")
+        if stored is not None and stored != getattr(embedder, "version", None):
+            raise ValueError(f"FAQ store embedded with {stored!r}, queries with {getattr(embedder, 'version', None)!r}")
+
+    def agreement(self, query_tokens: Sequence[str], row: int) -> float:
+        """min(share of the query's key words in the entry's question, share of the question's
+        key words in the query), each IDF-weighted over the store's questions; 1.0 when the
+        store has no tokens (the check cannot be made)."""
+        if self._terms is None:
+            return 1.0
+        query, question = frozenset(query_tokens), self._terms[row]
+        if not query or not question:
+            return 0.0
+        weight = lambda terms: sum(self._idf.get(t, self._unseen_idf) for t in terms)  # noqa: E731
+        shared = weight(query & question)
+        return min(shared / weight(query), shared / weight(question))
+
+    def search(self, query_vector, known: Mapping | None, k: int = 20, hard: bool = True,
+               query_tokens: Sequence[str] | None = None, min_agreement: float = MIN_AGREEMENT) -> list[FAQMatch]:
+        """The k entries whose questions are closest to the query (cosine), best first; hard=True
+        first drops the entries that conflict with the known profile; with `query_tokens`,
+        entries below `min_agreement` (see MIN_AGREEMENT) are dropped too."""
+        if k <= 0 or not self.entries:
+            return []
+        query = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.vectors.shape[1]:
+            raise ValueError(f"query vector has {query.shape[0]} dimensions, the FAQ store {self.vectors.shape[1]}")
+        norm = float(np.linalg.norm(query))
+        scores = self.vectors @ (query / norm) if norm > 0 else np.zeros(len(self.entries), dtype=np.float32)
+        rows = np.arange(len(self.entries))
+        mask = self._eligibility.mask(known_profile(known, self.schema)) if hard else None
+        if mask is not None:
+            rows = rows[mask]
+        if rows.size == 0:
+            return []
+        # stable sort on -score: equal scores keep store order, so results are reproducible
+        order = rows[np.argsort(-scores[rows], kind="stable")]
+        if query_tokens is not None and min_agreement > 0:
+            order = [row for row in order if self.agreement(query_tokens, int(row)) >= min_agreement]
+        order = order[:k]
+        return [FAQMatch(self.entries[row], float(scores[row]), rank) for rank, row in enumerate(order, 1)]

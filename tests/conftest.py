@@ -1,0 +1,73 @@
+"""Shared fixtures. `demo_warehouse`: the whole pipeline materialized once per test session on
+the demo college (served on a free port), for the tests of everything that reads an index build
+(dialogue, API, web page)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+import yaml
+
+from advisor.config import DEMO_CONFIG_PATH
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None) -> Path:
+    """The demo college's own config, its site moved to `port` (and each source capped)."""
+
+    def moved(node):
+        if isinstance(node, dict):
+            return {k: moved(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [moved(v) for v in node]
+        if isinstance(node, str):
+            return node.replace(":8765", f":{port}")
+        return node
+
+    config = moved(yaml.safe_load(DEMO_CONFIG_PATH.read_text(encoding="utf-8")))
+    config["local_site"]["port"] = port
+    if max_pages is not None:
+        for source in config["sources"]:
+            source["max_pages"] = max_pages
+    path = Path(directory) / "demo.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")  # keep the asking order
+    return path
+
+
+class DemoWarehouse:
+    def __init__(self, root: Path, config_path: Path) -> None:
+        self.root, self.config_path = root, config_path
+
+    @property
+    def builds(self) -> Path:
+        return self.root / "builds"
+
+    def config(self):
+        from advisor.config import load_config
+
+        return load_config(self.config_path)
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
+    from advisor.cli import main
+
+    directory = tmp_path_factory.mktemp("demo")
+    config_path = demo_config_on_port(directory, free_port())
+    warehouse = directory / "warehouse"
+    mp = pytest.MonkeyPatch()
+    mp.delenv("DAGSTER_HOME", raising=False)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):  # the offline backends, whatever the shell has
+        mp.delenv(name, raising=False)
+    try:
+        assert main(["materialize", "--config", str(config_path), "--warehouse", str(warehouse)]) == 0
+    finally:
+        mp.undo()
+    return DemoWarehouse(warehouse, config_path)

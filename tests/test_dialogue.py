@@ -1,0 +1,231 @@
+"""The advising dialogue on the demo college: the paper's two demonstration flows, the URAG
+tiers, templates, input errors, and the profiling rules on hand-made candidates."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.config import parse_config
+from serving.dialogue import profiling
+from serving.dialogue.engine import DialogueInputError, open_advisor
+from serving.dialogue.evidence import follow_up_attributes, select_evidence
+from serving.dialogue.session import Session
+from serving.retrieval.results import RetrievedChunk
+
+SCHOLARSHIP = "제가 받을 수 있는 장학금이 있나요?"
+MAJOR_CREDITS = "졸업하려면 전공 몇 학점 들어야 해요?"
+
+
+@pytest.fixture(scope="module")
+def advisor(demo_warehouse):
+    return open_advisor(demo_warehouse.builds, demo_warehouse.config())
+
+
+def applies(chunk_applies_to: dict, profile: dict) -> bool:
+    for name, value in profile.items():
+        limit = chunk_applies_to.get(name)
+        if limit is None:
+            continue
+        if isinstance(value, str) and value not in limit:
+            return False
+        if isinstance(value, int) and not limit[0] <= value <= limit[1]:
+            return False
+    return True
+
+
+def cited_annotations(advisor, reply) -> list[dict]:
+    by_id = {}
+    for collection in advisor.build.collections.values():
+        by_id.update(zip(collection.chunk_ids, collection.applies_to))
+    return [by_id[c.chunk_id] for c in reply.citations if c.chunk_id in by_id]
+
+
+# ----------------------------------------------------------------------------- the paper's flows
+
+def test_scholarship_question_asks_only_the_status_then_answers(advisor):
+    session = advisor.new_session()
+    reply = advisor.respond(session, message=SCHOLARSHIP)
+    assert reply.type == "ask"
+    assert [q.attribute for q in reply.questions] == ["student_status"]
+    question = reply.questions[0]
+    assert {o.value for o in question.options} == set(advisor.schema["student_status"].values)
+    assert question.question == advisor.schema["student_status"].question
+
+    reply = advisor.respond(session, profile={"student_status": "returning"})
+    assert reply.type == "answer" and reply.tier in ("faq", "documents")
+    assert reply.citations and reply.answer
+    assert reply.trace["questions_asked"] == 1
+    assert reply.profile_used == {"student_status": "returning"}
+    for annotation in cited_annotations(advisor, reply):
+        assert applies(annotation, {"student_status": "returning"})
+
+
+def test_major_credit_question_asks_department_and_cohort_then_major_type(advisor):
+    profile = {"department": "CS", "admission_year": 2021, "major_type": "double"}
+    session = advisor.new_session()
+    first = advisor.respond(session, message=MAJOR_CREDITS)
+    assert first.type == "ask"
+    assert [q.attribute for q in first.questions] == ["department", "admission_year"]
+    assert all(q.reason == "query" for q in first.questions)
+
+    second = advisor.respond(session, profile={"department": "CS", "admission_year": 2021})
+    assert second.type == "ask"  # the curriculum retrieved for CS 2021 differs by major type
+    assert [q.attribute for q in second.questions] == ["major_type"]
+    assert second.questions[0].reason == "evidence"
+
+    answer = advisor.respond(session, profile={"major_type": "double"})
+    assert answer.type == "answer" and answer.citations
+    assert answer.trace["questions_asked"] == 3
+    retrievals = answer.trace["retrievals"]
+    assert retrievals[-1]["profile"] == profile  # re-retrieved with the follow-up's answer
+    assert retrievals[-1]["chunk_ids"] != retrievals[-2]["chunk_ids"]
+    for annotation in cited_annotations(advisor, answer):
+        assert applies(annotation, profile)
+
+
+def test_oracle_profile_up_front_asks_nothing(advisor):
+    full = {"department": "DS", "admission_year": 2019, "major_type": "intensive", "grade": 3,
+            "student_status": "enrolled"}
+    session = advisor.new_session(full)
+    reply = advisor.respond(session, message=MAJOR_CREDITS)
+    assert reply.type == "answer" and reply.trace["questions_asked"] == 0
+    for annotation in cited_annotations(advisor, reply):
+        assert applies(annotation, full)
+
+
+def test_stated_values_are_not_asked_again(advisor):
+    session = advisor.new_session()
+    reply = advisor.respond(session, message="컴퓨터학과 21학번인데 졸업하려면 전공 몇 학점 들어야 해요?")
+    assert session.known["department"] == "CS" and session.known["admission_year"] == 2021
+    asked = [q.attribute for q in reply.questions] if reply.type == "ask" else []
+    assert "department" not in asked and "admission_year" not in asked
+
+
+def test_dont_know_is_accepted_and_noted(advisor):
+    session = advisor.new_session()
+    reply = advisor.respond(session, message=MAJOR_CREDITS)
+    while reply.type == "ask":
+        reply = advisor.respond(session, profile={q.attribute: None for q in reply.questions})
+    assert reply.type == "answer" and reply.citations
+    assert session.declined >= {"department", "admission_year"}
+    assert reply.profile_used == {}
+
+
+def test_partial_answers_ask_the_rest_without_counting_twice(advisor):
+    session = advisor.new_session()
+    advisor.respond(session, message=MAJOR_CREDITS)
+    again = advisor.respond(session, profile={"department": "AI"})
+    assert again.type == "ask" and [q.attribute for q in again.questions] == ["admission_year"]
+    assert again.trace["questions_asked"] == 2
+
+
+# ----------------------------------------------------------------------------- tiers and intents
+
+def test_greeting_gets_the_template(advisor):
+    reply = advisor.respond(advisor.new_session(), message="안녕하세요!")
+    assert reply.type == "answer" and reply.tier == "template" and reply.intent == "greeting"
+    assert advisor.config.institution in reply.answer and not reply.citations
+
+
+def test_exact_faq_question_is_answered_verbatim(advisor):
+    entry = next(e for e in advisor.faq_store.entries if e.origin == "seed" and not any(e.applies_to.values()))
+    reply = advisor.respond(advisor.new_session(), message=entry.question)
+    assert reply.tier == "faq" and reply.answer_method == "faq_verbatim"
+    assert reply.answer == entry.answer
+    assert [c.url for c in reply.citations] == [entry.source_url]
+
+
+def test_off_topic_question_gets_the_disclaimed_fallback(advisor):
+    session = advisor.new_session()
+    reply = advisor.respond(session, message="비트코인 시세 전망이 어떻게 되나요?")
+    while reply.type == "ask":
+        reply = advisor.respond(session, profile={q.attribute: None for q in reply.questions})
+    assert reply.tier == "fallback" and reply.disclaimer and reply.answer_method == "fallback"
+    assert not reply.citations
+
+
+def test_bad_input_is_rejected_and_changes_nothing(advisor):
+    session = advisor.new_session()
+    advisor.respond(session, message=MAJOR_CREDITS)
+    before = (dict(session.known), set(session.declined), session.pending.asked)
+    for bad, field in (({"department": "Physics"}, "profile.department"), ({"admission_year": 1999}, "profile.admission_year"),
+                       ({"shoe_size": 270}, "profile.shoe_size"), ({"department": "CS", "grade": "three"}, "profile.grade")):
+        with pytest.raises(DialogueInputError) as error:
+            advisor.respond(session, profile=bad)
+        assert error.value.field == field
+    assert (dict(session.known), set(session.declined), session.pending.asked) == before
+    for kwargs in ({}, {"message": "x", "profile": {"grade": 1}}, {"message": "   "}, {"message": "가" * 5000}):
+        with pytest.raises(DialogueInputError):
+            advisor.respond(session, **kwargs)
+
+
+def test_answers_canonicalize_aliases_and_labels(advisor):
+    session = advisor.new_session({"department": "컴퓨터학부", "major_type": "복수전공", "grade": "2"})
+    assert session.known == {"department": "CS", "major_type": "double", "grade": 2}
+
+
+# ----------------------------------------------------------------------------- the rules, by hand
+
+SCHEMA_CONFIG = parse_config({
+    "institution": "Test", "sources": [{"name": "s", "kind": "html", "seeds": ["http://x/"]}],
+    "profile": {
+        "campus": {"type": "categorical", "question": "캠퍼스?", "values": {"north": ["북캠퍼스"], "south": ["남캠퍼스"]}},
+        "cohort": {"type": "year", "question": "학번?", "min": 2018, "max": 2024},
+        "level": {"type": "integer", "question": "학년?", "min": 1, "max": 4},
+    },
+})
+
+
+def chunk(rank, doc, **applies_to) -> RetrievedChunk:
+    full = {name: applies_to.get(name) for name in SCHEMA_CONFIG.profile}
+    return RetrievedChunk(rank=rank, chunk_id=f"c{rank}", score=1.0 / rank, bm25_rank=rank, dense_rank=rank,
+                          collection="static", doc_url=doc, title=doc, text="본문", applies_to=full)
+
+
+def test_needed_attributes_use_document_level_limits_weighted_by_rank():
+    schema = SCHEMA_CONFIG.profile
+    candidates = [chunk(1, "a", campus=["north"], cohort=[2018, 2020], level=[1, 1]),
+                  chunk(2, "b", campus=["south"], cohort=[2021, 2024]),
+                  chunk(3, "c"), chunk(4, "d")]
+    # every chunk of document "a" is limited on campus and cohort; only this one on level
+    limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in candidates]
+                                             + [("a", {"campus": ["north"], "cohort": [2018, 2020], "level": None})]])
+    assert limits["a"] == {"campus", "cohort"}
+    assert profiling.needed_attributes(candidates, limits, schema, Session()) == ["campus", "cohort"]
+    assert profiling.needed_attributes(candidates, limits, schema, Session(known={"campus": "north"})) == ["cohort"]
+    # the share is weighted by rank: limits only at ranks 3-4 are not enough
+    late = [chunk(1, "c"), chunk(2, "d"), chunk(3, "a", campus=["north"]), chunk(4, "b", campus=["south"])]
+    late_limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in late]])
+    assert profiling.needed_attributes(late, late_limits, schema, Session()) == []
+
+
+def test_follow_up_asks_what_the_top_evidence_depends_on():
+    schema = SCHEMA_CONFIG.profile
+    evidence = [chunk(1, "a", level=[3, 4]), chunk(2, "b", campus=["north"]), chunk(3, "c")]
+    assert follow_up_attributes(evidence, Session(), schema) == ["level"]
+    assert follow_up_attributes(evidence, Session(known={"level": 3}), schema) == []
+    assert follow_up_attributes(evidence, Session(declined={"level"}), schema) == []
+    majority = [chunk(1, "a"), chunk(2, "b", cohort=[2018, 2019]), chunk(3, "c", cohort=[2020, 2024])]
+    assert follow_up_attributes(majority, Session(), schema) == ["cohort"]
+
+
+def test_evidence_takes_one_chunk_per_section():
+    same = [chunk(1, "a"), chunk(2, "a"), chunk(3, "b"), chunk(4, "c"), chunk(5, "d")]
+    assert [c.doc_url for c in select_evidence(same)] == ["a", "b", "c"]
+
+
+def test_stated_values_need_the_student_to_say_it_of_themselves():
+    stated = profiling.StatedValues(SCHEMA_CONFIG)
+    assert stated.read("저는 북캠퍼스 학생인데 휴학할 수 있나요?") == {"campus": "north"}
+    assert stated.read("남캠퍼스 셔틀은 몇 시에 있나요?") == {}  # the topic, not the asker
+    assert stated.read("21학번 3학년인데 졸업 요건이 궁금해요").get("cohort") == 2021
+
+
+def test_questions_offer_every_value_as_an_option():
+    from serving.retrieval.params import RetrievalParams
+
+    schema = SCHEMA_CONFIG.profile
+    cohort = profiling.question_for("cohort", schema, RetrievalParams(), "query")
+    assert [o.value for o in cohort.options] == list(range(2018, 2025))
+    campus = profiling.question_for("campus", schema, RetrievalParams(), "query")
+    assert [(o.value, o.label) for o in campus.options] == [("north", "북캠퍼스"), ("south", "남캠퍼스")]
