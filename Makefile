@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test ui clean-warehouse
+.PHONY: demo test browser serve ui clean-warehouse
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,9 +16,24 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/advisor materialize
 
-## Run the test suite.
-test: $(STAMP)
+## Run the test suite (installs Chromium for the browser tests first when it is missing).
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
+
+## Debian's Chromium and a Korean font for the browser tests (playwright drives /usr/bin/chromium;
+## no browser download). Needs root; without it the browser tests are skipped with the reason.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    apt-get update && apt-get install -y chromium chromium-driver fonts-nanum; \
+	  else \
+	    echo "note: /usr/bin/chromium is missing and this is not root: the browser tests will be skipped"; \
+	  fi; \
+	fi
+
+## Serve the student API and web page on the latest build (http://127.0.0.1:8000).
+serve: $(STAMP)
+	$(BIN)/advisor serve
 
 ## Open the Dagster UI on the same warehouse (http://127.0.0.1:3000).
 ui: $(STAMP)

@@ -77,6 +77,47 @@ def materialize(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
+def _llm_settings_or_none():
+    """The configured LLM (as pipelines/resources.py decides "configured"), else None: offline."""
+    from advisor.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_env()  # ValueError names the bad variable
+    return settings if settings.configured else None
+
+
+def _serving_inputs(args: argparse.Namespace):
+    """(config, builds root, LLM settings) for serve / ask, or an exit code after a clear message."""
+    try:
+        config = load_config(args.config)
+        llm_settings = _llm_settings_or_none()
+    except (ConfigError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        return None
+    from advisor.index.pipeline import BUILDS_DIR
+
+    return config, _warehouse(args.warehouse) / BUILDS_DIR, llm_settings
+
+
+def serve(args: argparse.Namespace) -> int:
+    inputs = _serving_inputs(args)
+    if inputs is None:
+        return 2
+    from serving.api.terminal import serve_command
+
+    config, builds_root, llm_settings = inputs
+    return serve_command(config, builds_root, llm_settings, args.host, args.port)
+
+
+def ask(args: argparse.Namespace) -> int:
+    inputs = _serving_inputs(args)
+    if inputs is None:
+        return 2
+    from serving.api.terminal import ask_command
+
+    config, builds_root, llm_settings = inputs
+    return ask_command(args.question, args.profile, config, builds_root, llm_settings)
+
+
 def not_yet(name: str, issue: str):
     def run(args: argparse.Namespace) -> int:
         console.print(f"[yellow]`advisor {name}` is not available in this version yet ({issue}).[/yellow]")
@@ -105,12 +146,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="serve the student API and web page")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
-    s.set_defaults(func=not_yet("serve", "the serving API lands with issue 5"))
+    s.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
+    s.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    s.set_defaults(func=serve)
 
     a = sub.add_parser("ask", help="ask one question from the terminal")
     a.add_argument("question")
-    a.add_argument("--profile", action="append", default=[], metavar="attr=value")
-    a.set_defaults(func=not_yet("ask", "the dialogue engine lands with issue 5"))
+    a.add_argument("--profile", action="append", default=[], metavar="attr=value",
+                   help="a known profile fact, e.g. --profile department=CS (repeatable)")
+    a.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
+    a.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    a.set_defaults(func=ask)
     return parser
 
 

@@ -229,3 +229,68 @@ def test_questions_offer_every_value_as_an_option():
     assert [o.value for o in cohort.options] == list(range(2018, 2025))
     campus = profiling.question_for("campus", schema, RetrievalParams(), "query")
     assert [(o.value, o.label) for o in campus.options] == [("north", "북캠퍼스"), ("south", "남캠퍼스")]
+
+
+# ----------------------------------------------------------------------------- with an LLM
+
+def test_with_an_llm_every_step_uses_it_and_failures_fall_back_honestly(demo_warehouse, advisor):
+    """Through the real openai client against a local OpenAI-protocol server: the LLM routes,
+    initializes the profile (needs + stated values), decides time sensitivity and writes a grounded
+    answer citing the evidence; when the answer call keeps failing, the extractive answer is
+    given and labelled as such (never as the LLM's)."""
+    from advisor.llm.client import LLMClient
+    from serving.dialogue.engine import Advisor
+    from tests.openai_server import FakeOpenAIServer, error, reply, settings_for
+
+    def respond(body):
+        name = body["response_format"]["json_schema"]["name"]
+        last = body["messages"][-1]["content"]
+        if name == "intent_route":
+            return reply({"intent": "retrieval"})
+        if name == "profile_needs":  # states the cohort, needs the department (and an invalid value, dropped)
+            return reply({"needed": ["department"], "stated": {
+                "department": None, "major_type": None, "admission_year": 2021, "grade": 9, "student_status": None}})
+        if name == "time_sensitivity":
+            return reply({"time_sensitive": False})
+        if name == "grounded_answer":
+            if "FAIL" in last:
+                return error(500)
+            return reply({"answer": "전공 학점 기준은 자료 [1]에 있습니다.", "citations": [1]})
+        return error(418)
+
+    server = FakeOpenAIServer().start()
+    server.default = respond
+    try:
+        with LLMClient(settings_for(server)) as client:
+            llm_advisor = Advisor(advisor.build, advisor.config, tokenizer=advisor._tokenizer, llm_client=client,
+                                  router=type(advisor.router)(advisor.router.classifier, _router(client)),
+                                  faq_store=advisor.faq_store, thresholds=advisor.thresholds)
+            session = llm_advisor.new_session()
+            reply_ = llm_advisor.respond(session, message="21학번인데 졸업하려면 전공 몇 학점 들어야 해요?")
+            assert reply_.type == "ask" and [q.attribute for q in reply_.questions] == ["department"]
+            assert session.known == {"admission_year": 2021}  # grade 9 is outside the schema: dropped
+            assert reply_.trace["routing"]["router"] == "llm" and reply_.trace["profiling"] == "llm"
+            answer = llm_advisor.respond(session, profile={"department": "CS"})
+            while answer.type == "ask":  # an evidence follow-up, answered "don't know"
+                answer = llm_advisor.respond(session, profile={q.attribute: None for q in answer.questions})
+            assert answer.tier in ("documents", "faq")
+            if answer.tier == "documents":
+                assert answer.answer_method == "llm" and answer.answer.startswith("전공 학점 기준은")
+                assert len(answer.citations) == 1
+
+            failing = llm_advisor.new_session({"department": "CS", "admission_year": 2021, "major_type": "double",
+                                               "grade": 3, "student_status": "enrolled"})
+            fallback = llm_advisor.respond(failing, message="FAIL 전공필수 과목 알려주세요")
+            assert fallback.type == "answer" and fallback.tier == "documents"
+            assert fallback.answer_method == "extractive" and fallback.citations
+            assert fallback.trace["answer_note"].startswith("llm_failed")
+    finally:
+        server.stop()
+    names = {body["response_format"]["json_schema"]["name"] for body in server.requests}
+    assert {"intent_route", "profile_needs", "time_sensitivity", "grounded_answer"} <= names
+
+
+def _router(client):
+    from advisor.intents.llm_router import LLMIntentRouter
+
+    return LLMIntentRouter(client)

@@ -76,12 +76,14 @@ class Advisor:
         self.stated = StatedValues(config)
         self.doc_limits = profiling.document_constraints(
             zip(c.chunks["doc_url"].to_list(), c.applies_to) for c in build.collections.values())
-        self._llm_answerer = self._time_classifier = None
+        self._llm_answerer = self._time_classifier = self._profile_init = None
         if llm_client is not None:
+            from advisor.llm.profile_init import LLMProfileInitializer
             from advisor.llm.time_sensitivity import LLMTimeClassifier
             from serving.answer.llm_answer import LLMAnswerer
 
             self._llm_answerer, self._time_classifier = LLMAnswerer(llm_client), LLMTimeClassifier(llm_client)
+            self._profile_init = LLMProfileInitializer(llm_client, config)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -138,19 +140,29 @@ class Advisor:
             return Reply("answer", answer=templates.text(intent, self.language, institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
                          trace={"routing": routing})
-        for name, value in self.stated.read(message).items():
-            if name in self.schema:
-                session.known[name] = value
-                session.declined.discard(name)
         pending = Pending(message=message, intent=intent, stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
+        initialized = self._profile_init.initialize(message) if self._profile_init is not None else None
+        stated = self.stated.read(message) if initialized is None else initialized[1]
+        for name, value in stated.items():
+            try:
+                value = profiling.canonical_answer(name, value, self.schema)
+            except DialogueInputError:
+                continue  # an LLM's value outside the schema: dropped, never guessed
+            if value is not None:
+                session.known[name] = value
+                session.declined.discard(name)
+        pending.trace["profiling"] = "rules" if initialized is None else "llm"
         qualifying = self._faq_matches(pending, session)
         if qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying):
             # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask
             return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
-        candidates = self._retrieve(pending, session, today)
-        needed = profiling.needed_attributes(candidates.chunks, self.doc_limits, self.schema, session,
-                                             self.settings.need_share)
+        if initialized is not None:
+            needed = [name for name in initialized[0] if not session.settled(name)]
+        else:
+            candidates = self._retrieve(pending, session, today)
+            needed = profiling.needed_attributes(candidates.chunks, self.doc_limits, self.schema, session,
+                                                 self.settings.need_share)
         if needed:
             return self._ask(session, pending, needed)
         return self._answer(session, pending, today)

@@ -1,0 +1,70 @@
+"""Rejects request bodies over a size limit (413) before anything parses them.
+
+A declared Content-Length over the limit is refused without reading a byte; otherwise (chunked
+uploads, or a client that lies) the body is read up to the limit and replayed to the app, which is
+cheap at the API's small limit and means the JSON parser never sees an oversized body.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from serving.api.errors import error_body
+
+_WITH_BODY = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+class BodySizeLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.max_bytes
+            except ValueError:
+                await self._reject(send, 400, "bad_request", "Content-Length is not a number")
+                return
+            if too_big:
+                await self._reject_too_large(send)
+                return
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._reject_too_large(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body, replayed = b"".join(chunks), False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect, as the server would send
+
+        await self.app(scope, replay, send)
+
+    async def _reject_too_large(self, send: Send) -> None:
+        await self._reject(send, 413, "body_too_large", f"the request body is larger than {self.max_bytes} bytes")
+
+    @staticmethod
+    async def _reject(send: Send, status: int, code: str, message: str) -> None:
+        payload = json.dumps(error_body(code, message)).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": payload})

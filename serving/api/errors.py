@@ -1,0 +1,28 @@
+"""The one error shape of the API: {"error": {"code", "message", "field"?}}, for every 4xx/5xx."""
+
+from __future__ import annotations
+
+from starlette.responses import JSONResponse
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.field, self.headers = status, code, message, field, headers
+
+
+def error_body(code: str, message: str, field: str | None = None) -> dict:
+    error = {"code": code, "message": message}
+    if field is not None:
+        error["field"] = field
+    return {"error": error}
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(code, message, field), status_code=status, headers=headers)
+
+
+def api_error_response(exc: ApiError) -> JSONResponse:
+    return error_response(exc.status, exc.code, exc.message, exc.field, exc.headers)

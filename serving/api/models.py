@@ -1,0 +1,100 @@
+"""Request and response models of the HTTP API (interfaces.md §4), for validation and OpenAPI."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+ProfileValue = StrictStr | StrictInt | None  # an option's value; null means "don't know"
+
+
+class ChatRequest(BaseModel):
+    """Either a message (`session_id` null starts a new conversation) or the answers to the profile
+    questions of the last `ask` reply (then `session_id` is required). Exactly one of `message`
+    and `profile`."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"session_id": None, "message": "졸업하려면 전공 몇 학점 들어야 해요?"},
+        {"session_id": "…", "profile": {"department": "CS", "admission_year": 2021}},
+    ]})
+
+    session_id: StrictStr | None = Field(None, description="null or absent: start a new conversation")
+    message: StrictStr | None = Field(None, description="the student's question (non-empty, length-limited)")
+    profile: dict[str, ProfileValue] | None = Field(
+        None, description="attribute -> an option's value from the questions asked; null = don't know")
+
+
+class OptionOut(BaseModel):
+    value: Any
+    label: str
+
+
+class QuestionOut(BaseModel):
+    attribute: str
+    question: str
+    options: list[OptionOut]
+    reason: str | None = Field(None, description="query: the question needs it | evidence: a selected source depends on it")
+
+
+class CitationOut(BaseModel):
+    url: str
+    title: str | None
+    snippet: str
+    chunk_id: str
+
+
+class AskReply(BaseModel):
+    """Profile questions, asked only for the attributes this query needs; answer them with
+    `{"session_id", "profile": {attribute: value | null}}`."""
+
+    session_id: str
+    type: Literal["ask"]
+    questions: list[QuestionOut]
+
+
+class AnswerReply(BaseModel):
+    session_id: str
+    type: Literal["answer"]
+    answer: str
+    intent: str | None
+    tier: Literal["template", "faq", "documents", "fallback"] | None
+    citations: list[CitationOut]
+    profile_used: dict[str, Any]
+    answer_method: str | None = Field(None, description="template | faq_verbatim | extractive | llm | fallback")
+    disclaimer: str | None = Field(None, description="shown with fallback answers (and notes on document answers)")
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    field: str | None = Field(None, description="the request field at fault, e.g. message or profile.grade")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+class IndexInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    build_id: str
+    built_at: str | None = None
+    counts: dict[str, int] = Field(default_factory=dict, description="chunks per collection (static, dynamic)")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    build_id: str
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody, "description": text} for code, text in {
+        404: "unknown, expired or forgotten session",
+        413: "request body too large",
+        422: "invalid request (the `field` names what was wrong)",
+        429: "too many requests from this client (see Retry-After)",
+        500: "the engine failed",
+        503: "no index build loaded yet",
+    }.items()
+}

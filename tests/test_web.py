@@ -1,0 +1,211 @@
+"""The student web page in Chromium (playwright, Debian's /usr/bin/chromium; no browser download):
+the whole flow at phone width on the real engine over the demo build, and the page's own
+mechanics (don't-know answers, text-only rendering, forgetting a session) on the fake Advisor."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import httpx
+import polars as pl
+import pytest
+
+from serving.api import AdvisorHolder, ServingSettings, create_app
+from tests.fake_advisor import FakeAdvisor, running_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (`make test` installs it as root: "
+           "apt-get install chromium chromium-driver fonts-nanum)")
+
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run"]
+PHONE = {"width": 360, "height": 740}
+PENDING_QUESTION = "fieldset.question:not(.answered)"
+LATEST_REPLY = f".msg.answer, {PENDING_QUESTION}, .msg.error"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, locale="ko-KR")
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+class ChatExchanges:
+    """The page's /v1/chat traffic, in order. Handlers only store objects: reading a body inside a
+    playwright event handler would block the event dispatch; bodies are read when asked for."""
+
+    def __init__(self, page):
+        self._responses = []
+        page.on("response", lambda r: self._responses.append(r) if r.url.endswith("/v1/chat") else None)
+
+    def __len__(self) -> int:
+        return len(self._responses)
+
+    def __getitem__(self, index) -> dict:
+        response = self._responses[index]
+        return {"request": json.loads(response.request.post_data or "{}"), "status": response.status,
+                "reply": response.json()}
+
+    def all(self) -> list[dict]:
+        return [self[i] for i in range(len(self))]
+
+
+def chat_bodies(page) -> ChatExchanges:
+    return ChatExchanges(page)
+
+
+def no_horizontal_overflow(page) -> bool:
+    return page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+
+
+def ask_and_answer_everything(page, question: str, max_rounds: int = 6):
+    """Types `question`, answers every profile question with its first option, returns the answer."""
+    answers_before = page.locator(".msg.answer").count()
+    page.fill("#message", question)
+    page.press("#message", "Enter")
+    for _ in range(max_rounds):
+        page.wait_for_selector(LATEST_REPLY, timeout=60_000)
+        if page.locator(".msg.answer").count() > answers_before:
+            return page.locator(".msg.answer").last
+        assert page.locator(".msg.error").count() == 0, page.locator(".msg.error").last.inner_text()
+        groups = page.locator(PENDING_QUESTION)
+        for index in range(groups.count()):
+            groups.first.locator("button.option:not(.unknown)").first.click()
+        page.wait_for_selector(PENDING_QUESTION, state="detached")  # CSS only: the page's CSP forbids eval
+    raise AssertionError(f"no answer after {max_rounds} rounds of questions")
+
+
+# ------------------------------------------------------------------------------- the real engine
+
+@pytest.fixture(scope="module")
+def demo_server(demo_warehouse):
+    from serving.dialogue.engine import open_advisor
+
+    config = demo_warehouse.config()
+    holder = AdvisorHolder.for_builds(demo_warehouse.builds, lambda root: open_advisor(root, config, None))
+    assert holder.refresh(), holder.last_error
+    with running_server(create_app(holder, ServingSettings(rate_per_minute=0))) as base:
+        yield base, holder.current()
+
+
+def build_source_urls(advisor) -> set[str]:
+    from advisor.index.build import CHUNKS_FILE
+
+    return set(pl.read_parquet(Path(advisor.build.directory) / CHUNKS_FILE)["doc_url"].to_list())
+
+
+def test_phone_flow_asks_for_the_profile_and_answers_with_sources(demo_server, phone, tmp_path):
+    base, advisor = demo_server
+    exchanges = chat_bodies(phone)
+    phone.goto(base + "/")
+    answer = ask_and_answer_everything(phone, "졸업하려면 전공 몇 학점 들어야 해요?")
+
+    turns = exchanges.all()
+    assert any(t["reply"].get("type") == "ask" for t in turns), "a question that depends on the profile asks for it"
+    assert all(t["request"].get("profile") for t in turns[1:])  # the buttons sent profile answers
+
+    links = answer.locator(".citations a")
+    assert links.count() >= 1
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert set(hrefs) & build_source_urls(advisor)
+    assert answer.locator(".tier").inner_text().strip()
+
+    phone.screenshot(path=str(tmp_path / "phone-answer.png"), full_page=True)
+    assert (tmp_path / "phone-answer.png").stat().st_size > 0
+    assert no_horizontal_overflow(phone)
+
+
+def test_new_conversation_button_forgets_the_session(demo_server, phone):
+    base, _ = demo_server
+    exchanges = chat_bodies(phone)
+    phone.goto(base + "/")
+    phone.fill("#message", "안녕하세요")
+    phone.press("#message", "Enter")
+    phone.wait_for_selector(".msg.answer")
+    session_id = exchanges[-1]["reply"]["session_id"]
+
+    with phone.expect_response(lambda r: "/v1/sessions/" in r.url) as forgotten:
+        phone.click("#new-conversation")
+    assert forgotten.value.status == 204
+    assert phone.locator("#log li").count() == 0
+    assert phone.evaluate("document.activeElement.id") == "message"
+    response = httpx.post(base + "/v1/chat", json={"session_id": session_id, "message": "안녕하세요"})
+    assert response.status_code == 404
+
+
+# ------------------------------------------------------------------------------- page mechanics (fake)
+
+class ScriptedAdvisor(FakeAdvisor):
+    """Answers with text that would be markup if the page used innerHTML, and a fallback tier."""
+
+    def _answer(self, session, message):
+        reply = super()._answer(session, message)
+        reply.answer = '<img src=x onerror="document.body.dataset.owned=1">주의: 확인이 필요합니다.'
+        reply.tier, reply.answer_method = "fallback", "fallback"
+        reply.disclaimer = "이 답변은 등록된 자료에서 찾지 못해 부정확할 수 있습니다."
+        reply.citations = [dataclasses.replace(reply.citations[0], url="javascript:alert(1)")]
+        return reply
+
+
+@pytest.fixture
+def fake_server():
+    holder = AdvisorHolder(lambda: ScriptedAdvisor("fake-build"))
+    assert holder.refresh()
+    with running_server(create_app(holder, ServingSettings(rate_per_minute=0))) as base:
+        yield base
+
+
+def test_dont_know_sends_null_and_server_text_is_never_markup(fake_server, phone):
+    exchanges = chat_bodies(phone)
+    phone.goto(fake_server + "/")
+    phone.fill("#message", "몇 학점 들어야 해요?")
+    phone.click("#send")
+    phone.wait_for_selector(PENDING_QUESTION)
+    groups = phone.locator(PENDING_QUESTION)
+    assert groups.count() == 2
+    assert phone.evaluate("document.activeElement.classList.contains('option')")  # keyboard users land on the options
+    for _ in range(groups.count()):
+        phone.locator(PENDING_QUESTION).first.locator("button.option.unknown").click()
+    answer = phone.wait_for_selector(".msg.answer")
+
+    assert exchanges[-1]["request"]["profile"] == {"campus": None, "year_level": None}
+    assert answer.query_selector(".disclaimer").inner_text().startswith("이 답변은")
+    assert "<img" in answer.query_selector(".text").inner_text()  # shown as text ...
+    assert answer.query_selector("img") is None  # ... never parsed as markup
+    assert phone.evaluate("document.body.dataset.owned") is None
+    assert answer.query_selector(".citations a") is None  # a javascript: URL is not made a link
+    assert phone.get_attribute("#log", "aria-live") == "polite"
+    assert no_horizontal_overflow(phone)
+
+
+def test_an_expired_session_is_explained_and_a_new_one_starts(fake_server, phone):
+    exchanges = chat_bodies(phone)
+    phone.goto(fake_server + "/")
+    phone.fill("#message", "안녕하세요")
+    phone.press("#message", "Enter")
+    phone.wait_for_selector(".msg.answer")
+    httpx.delete(f"{fake_server}/v1/sessions/{exchanges[-1]['reply']['session_id']}")  # e.g. expired meanwhile
+
+    phone.fill("#message", "안녕하세요")
+    phone.press("#message", "Enter")
+    phone.wait_for_selector(".msg.error")
+    assert exchanges[-1]["status"] == 404
+    phone.fill("#message", "안녕하세요")
+    phone.press("#message", "Enter")
+    phone.locator(".msg.answer").nth(1).wait_for()
+    assert exchanges[-1]["request"]["session_id"] is None and exchanges[-1]["status"] == 200
