@@ -219,14 +219,13 @@ class Advisor:
         return result
 
     def _qualifies(self, message: str, evidence) -> bool:
-        """Tier 2 needs real evidence: the best chunk must contain one of the question's key words
-        (nouns, names, numbers), not only share its frame or be its nearest semantic neighbour."""
-        top = evidence[0]
-        if top.bm25_rank is None:
-            return False
+        """Tier 2 needs real evidence: a selected chunk must contain one of the question's key words
+        (nouns, names, numbers), not only share its sentence frame or be a semantic neighbour. A
+        question with no key words at all needs a lexical (BM25) match."""
         words = self._tokenizer.key_words([message])[0]
-        haystack = f"{top.title or ''} {top.text}".lower()
-        return not words or any(word in haystack for word in words)
+        if not words:
+            return any(chunk.bm25_rank is not None for chunk in evidence)
+        return any(word in f"{chunk.title or ''} {chunk.text}".lower() for chunk in evidence for word in words)
 
     def _unsettled(self, applies_to: Mapping, session: Session) -> list[str]:
         return [n for n in self.schema if applies_to.get(n) is not None and not session.settled(n)]
