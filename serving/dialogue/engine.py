@@ -208,9 +208,10 @@ class Advisor:
 
     # ------------------------------------------------------------------ retrieval and tiers
     def _retrieve(self, pending: Pending, session: Session, today: date) -> RetrievalResult:
-        time_sensitive = None
-        if self._time_classifier is not None:
-            time_sensitive = self._time_classifier.classify([pending.message])[0]  # None -> the word rule
+        if "time_sensitive_llm" not in pending.trace:  # one LLM decision per question, not per retrieval
+            pending.trace["time_sensitive_llm"] = (self._time_classifier.classify([pending.message])[0]
+                                                   if self._time_classifier is not None else None)
+        time_sensitive = pending.trace["time_sensitive_llm"]  # None: the word rule decides
         result = self.retriever.search(pending.message, session.known, mode="hybrid", k=self.settings.k,
                                        time_sensitive=time_sensitive, today=today)
         pending.trace["retrievals"].append({"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
