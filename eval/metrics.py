@@ -1,0 +1,282 @@
+"""Evaluation metrics (method.md §A "Evaluation protocol", interfaces.md §1 `--out` fields).
+
+Pure functions over plain Python values: no Dagster, no DuckDB, no tokenizer. Generation metrics
+take token lists that the caller produced (Kiwi content morphemes for Korean), so the same
+function serves any language and the tests can cross-check it against reference implementations.
+
+Conventions:
+- A metric that cannot be computed is None, never a made-up number (e.g. no LLM judge means no
+  grounded correctness).
+- Source identity follows one rule, `source_matches`: a gold URL without a `#fragment` names a
+  whole page and matches any chunk of that page (the chunk URL's fragment is dropped); a gold URL
+  with a fragment names one FAQ entry and matches only that exact URL.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+
+from eval.intent_metrics import intent_report
+
+__all__ = [
+    "RECALL_CUTOFFS",
+    "aggregate",
+    "gold_rank",
+    "grounded_correctness",
+    "intent_report",
+    "keyword_match",
+    "mrr",
+    "recall_at",
+    "rouge_l",
+    "source_match",
+    "source_matches",
+    "token_f1",
+]
+
+RECALL_CUTOFFS = (1, 5, 10, 50)
+
+# Per-query row keys (input of `aggregate`) -> aggregate field names (interfaces.md §1).
+_MEAN_FIELDS = {
+    "rouge_l": "rouge_l",
+    "token_f1": "token_f1",
+    "keyword_match": "keyword_match",
+    "source_match": "source_match",
+    "grounded_correctness": "grounded_correctness",
+    "seconds": "seconds_per_query",
+    "questions": "questions_per_query",
+}
+
+
+# --- sources ---------------------------------------------------------------------------------
+
+
+def source_matches(gold_url: str, url: str) -> bool:
+    """True when `url` (a retrieved or cited chunk's source) is the gold source `gold_url`.
+
+    The fragment of `url` is dropped only when the gold has none: a page gold matches every chunk
+    of that page (and FAQ entries on it), while an FAQ-entry gold (`page#id`) must match exactly,
+    so a neighbouring entry of the same FAQ page does not count.
+    """
+    if not isinstance(gold_url, str) or not isinstance(url, str):
+        raise TypeError(f"source URLs must be strings, got {type(gold_url).__name__} and {type(url).__name__}")
+    if "#" in gold_url:
+        return url == gold_url
+    return url.split("#", 1)[0] == gold_url
+
+
+def _check_gold(gold_sources: Collection[str]) -> list[str]:
+    if isinstance(gold_sources, str):
+        raise TypeError("gold_sources must be a collection of URLs, not a single string")
+    golds = list(gold_sources)
+    if not golds:
+        raise ValueError("gold_sources is empty: every benchmark instance needs at least one gold source")
+    return golds
+
+
+def _url_list(urls: Sequence[str], what: str) -> list[str]:
+    if isinstance(urls, str):
+        raise TypeError(f"{what} must be a sequence of URLs, not a single string")
+    return list(urls)
+
+
+def _any_gold(golds: Sequence[str], urls: Sequence[str]) -> bool:
+    return any(source_matches(g, u) for u in urls for g in golds)
+
+
+def gold_rank(ranked_urls: Sequence[str], gold_sources: Collection[str]) -> int | None:
+    """1-based rank of the first gold source among the distinct sources of a ranked chunk list.
+
+    Several chunks of one page are one source, so ranks count distinct URLs in first-seen order
+    (otherwise a page split into many chunks would push every other source down). None when no
+    gold source was retrieved.
+    """
+    golds = _check_gold(gold_sources)
+    distinct = list(dict.fromkeys(_url_list(ranked_urls, "ranked_urls")))
+    for rank, url in enumerate(distinct, start=1):
+        if any(source_matches(g, url) for g in golds):
+            return rank
+    return None
+
+
+def source_match(gold_sources: Collection[str], cited_urls: Sequence[str], retrieved_urls: Sequence[str]) -> float:
+    """1.0 if a gold source is cited, 0.5 if retrieved but not cited, 0.0 otherwise."""
+    golds = _check_gold(gold_sources)
+    if _any_gold(golds, _url_list(cited_urls, "cited_urls")):
+        return 1.0
+    if _any_gold(golds, _url_list(retrieved_urls, "retrieved_urls")):
+        return 0.5
+    return 0.0
+
+
+# --- retrieval -------------------------------------------------------------------------------
+
+
+def _check_ranks(ranks: Sequence[int | None]) -> list[int | None]:
+    checked = list(ranks)
+    if not checked:
+        raise ValueError("no ranks given: a mean over zero queries is undefined")
+    for r in checked:
+        if r is None:
+            continue
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            raise ValueError(f"a rank must be a positive int (1-based) or None, got {r!r}")
+    return checked
+
+
+def mrr(ranks: Sequence[int | None]) -> float:
+    """Mean reciprocal rank; a query whose gold was not retrieved (None) contributes 0."""
+    checked = _check_ranks(ranks)
+    return sum(1.0 / r for r in checked if r is not None) / len(checked)
+
+
+def recall_at(ranks: Sequence[int | None], k: int) -> float:
+    """Share of queries whose gold source is within the top k distinct sources (None counts 0)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+    checked = _check_ranks(ranks)
+    return sum(1 for r in checked if r is not None and r <= k) / len(checked)
+
+
+# --- generation ------------------------------------------------------------------------------
+
+
+def _tokens(tokens: Sequence[str], what: str) -> list[str]:
+    # A bare string would silently be scored character by character.
+    if isinstance(tokens, str):
+        raise TypeError(f"{what} must be a list of tokens, not a string (tokenize before scoring)")
+    return list(tokens)
+
+
+def _f1(overlap: int, n_candidate: int, n_reference: int) -> float:
+    if overlap == 0:
+        return 0.0
+    precision = overlap / n_candidate
+    recall = overlap / n_reference
+    return 2 * precision * recall / (precision + recall)
+
+
+def _lcs_length(a: list[str], b: list[str]) -> int:
+    if len(a) < len(b):
+        a, b = b, a  # keep the DP row as short as the shorter sequence
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
+        previous = current
+    return previous[-1]
+
+
+def rouge_l(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) -> float:
+    """ROUGE-L F-measure (beta = 1), as rouge-score's `rougeL` fmeasure.
+
+    Empty inputs: 1.0 when both are empty (nothing to say, nothing said), 0.0 when only one is.
+    rouge-score itself returns 0.0 for both-empty; that case is the only difference.
+    """
+    candidate = _tokens(candidate_tokens, "candidate_tokens")
+    reference = _tokens(reference_tokens, "reference_tokens")
+    if not candidate and not reference:
+        return 1.0
+    if not candidate or not reference:
+        return 0.0
+    return _f1(_lcs_length(candidate, reference), len(candidate), len(reference))
+
+
+def token_f1(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) -> float:
+    """SQuAD-style bag-of-tokens F1 (multiset overlap).
+
+    Empty inputs as SQuAD: 1.0 when both are empty, 0.0 when only one is.
+    """
+    candidate = _tokens(candidate_tokens, "candidate_tokens")
+    reference = _tokens(reference_tokens, "reference_tokens")
+    if not candidate or not reference:
+        return float(candidate == reference)
+    overlap = sum((Counter(candidate) & Counter(reference)).values())
+    return _f1(overlap, len(candidate), len(reference))
+
+
+def _squash(text: str) -> str:
+    # Korean writes "72 학점" and "72학점" interchangeably, so whitespace must not decide a match.
+    return "".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
+def keyword_match(answer: str, keywords: Sequence[str]) -> float | None:
+    """Share of expected keywords found in the answer (case- and whitespace-insensitive).
+
+    None when the instance has no keywords (nothing to measure, not a perfect score).
+    """
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be a string, got {type(answer).__name__}")
+    if isinstance(keywords, str):
+        raise TypeError("keywords must be a sequence of strings, not a single string")
+    wanted = [_squash(k) for k in keywords]
+    if not wanted:
+        return None
+    if any(not k for k in wanted):
+        raise ValueError(f"a keyword is empty or only whitespace: {list(keywords)!r}")
+    haystack = _squash(answer)
+    return sum(1 for k in wanted if k in haystack) / len(wanted)
+
+
+def _unit_interval(value: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"{what} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def grounded_correctness(answer_correctness: float | None, source_match: float) -> float | None:
+    """sqrt(answer correctness x source match); None when no judge scored the answer.
+
+    Without an LLM judge the correctness is missing, and a grounded correctness made from a guess
+    would be a fake result, so None propagates.
+    """
+    grounding = _unit_interval(source_match, "source_match")
+    if answer_correctness is None:
+        return None
+    return math.sqrt(_unit_interval(answer_correctness, "answer_correctness") * grounding)
+
+
+# --- aggregation -----------------------------------------------------------------------------
+
+
+def _mean_of_present(rows: Sequence[Mapping], key: str) -> float | None:
+    values = []
+    for i, row in enumerate(rows):
+        value = row.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"row {i}: {key!r} must be a finite number or None, got {value!r}")
+        values.append(float(value))
+    return sum(values) / len(values) if values else None
+
+
+def aggregate(rows: Sequence[Mapping]) -> dict:
+    """Aggregate metrics of one system x setting from its per-query rows.
+
+    Row keys: "rank", "rouge_l", "token_f1", "keyword_match", "source_match",
+    "grounded_correctness", "seconds", "questions". Each aggregate is the mean over the rows where
+    the value is not None, and None when no row has one.
+
+    "rank" differs on purpose: a None rank means "gold not retrieved" and scores 0 in MRR and
+    Recall@k (gold_rank's contract), so retrieval metrics average over every row that carries a
+    "rank" key; they are None only when no row has that key (a system that did not retrieve).
+    """
+    if isinstance(rows, Mapping) or isinstance(rows, str):
+        raise TypeError("rows must be a sequence of per-query mappings")
+    rows = list(rows)
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise TypeError(f"row {i} must be a mapping, got {type(row).__name__}")
+
+    result: dict = {"n": len(rows)}
+    ranks = [row["rank"] for row in rows if "rank" in row]
+    result["mrr"] = mrr(ranks) if ranks else None
+    for k in RECALL_CUTOFFS:
+        result[f"recall@{k}"] = recall_at(ranks, k) if ranks else None
+    for key, field in _MEAN_FIELDS.items():
+        result[field] = _mean_of_present(rows, key)
+    return result
