@@ -127,6 +127,12 @@ class _ProfileReader:
 _READERS: dict[int, tuple[InstitutionConfig, _ProfileReader]] = {}
 
 
+def unit_fits(unit: Unit, known: Mapping[str, Any], config: InstitutionConfig) -> bool:
+    """Whether a unit's own words leave it applicable to `known` (the benchmark synthesis picks its
+    answer facts with the same reading the answers are made with)."""
+    return _reader_for(config).fits(unit, known)
+
+
 def _reader_for(config: InstitutionConfig) -> _ProfileReader:
     """One reader per config: the annotator compiles the schema's aliases and patterns."""
     entry = _READERS.get(id(config))

@@ -1,0 +1,47 @@
+"""Evaluation stage: the QA benchmark synthesized from the latest index build's annotated chunks
+(interfaces.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from advisor import progress
+from advisor.chunking.chunks import tokenizer_for
+from advisor.index.pipeline import BUILDS_DIR
+from advisor.index.store import latest_build_dir, load_build
+from advisor.versioning import code_version
+from assets.indexing import index_build
+from assets.lineage import record_lineage
+from eval import benchmark
+from pipelines.resources import InstitutionResource, WarehouseResource
+
+GROUP = "evaluation"
+BENCHMARK_CODE = code_version(benchmark)
+
+
+@asset(
+    group_name=GROUP, kinds={"python"}, code_version=BENCHMARK_CODE, deps=[index_build], pool="lakehouse",
+    description="The QA benchmark: 60 student profiles x advising categories x 3 query types (formal, first "
+    "person, yes/no with a true or false premise), each with one gold source that applies to its profile and "
+    "its expected keyword, validated against the index build; the profile never appears in the question.",
+)
+def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResource,
+                 warehouse: WarehouseResource) -> MaterializeResult:
+    config = institution.load()
+    started = datetime.now(timezone.utc)
+    progress.report("qa_benchmark", "synthesizing the QA benchmark from the latest build")
+    build = load_build(latest_build_dir(Path(warehouse.root) / BUILDS_DIR))
+    report = benchmark.write_benchmark(warehouse.root, build, config, tokenizer_for(config).split_sentences,
+                                       code=BENCHMARK_CODE)
+    metadata = {
+        "dagster/row_count": report["instances"], "path": MetadataValue.path(report["path"]),
+        "build_id": report["build_id"], "benchmark_hash": report["benchmark_hash"], "written": report["written"],
+        "profiles": report["profiles"], "categories": MetadataValue.json(report["categories"]),
+    }
+    with warehouse.connect() as con:
+        record_lineage(context, con, config, asset="qa_benchmark", started_at=started, code_version=BENCHMARK_CODE,
+                       upstream=["index_build"], row_count=report["instances"],
+                       counts={"rows_added": report["instances"] if report["written"] else 0},
+                       metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
+    return MaterializeResult(metadata=metadata)
