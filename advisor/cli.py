@@ -118,12 +118,141 @@ def ask(args: argparse.Namespace) -> int:
     return ask_command(args.question, args.profile, config, builds_root, llm_settings)
 
 
-def not_yet(name: str, issue: str):
-    def run(args: argparse.Namespace) -> int:
-        console.print(f"[yellow]`advisor {name}` is not available in this version yet ({issue}).[/yellow]")
-        return 2
+# --- advisor eval ------------------------------------------------------------------------------
 
-    return run
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+LOCKED_HINT = ("the lakehouse is locked by another process (a running pipeline, or a DuckDB session "
+               "writing to it); try again when it has finished")
+
+
+class _EvalError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _names(value: str | None, allowed: tuple[str, ...], option: str) -> tuple[str, ...]:
+    """A comma-separated option as names in the given order; unknown names are an input error."""
+    if value is None:
+        return allowed
+    names = tuple(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise _EvalError(EXIT_BAD_INPUT,
+                         f"{option}: unknown name(s) {', '.join(unknown)}; expected some of {', '.join(allowed)}")
+    if not names:
+        raise _EvalError(EXIT_BAD_INPUT, f"{option}: give at least one of {', '.join(allowed)}")
+    return names
+
+
+def _lakehouse(warehouse: Path):
+    """The lakehouse opened read-write, or a clear error when another process holds its lock."""
+    import duckdb
+
+    from advisor.lakehouse import connect
+
+    try:
+        return connect(warehouse)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise _EvalError(EXIT_FAILED, f"{warehouse}: {LOCKED_HINT}") from None
+        raise
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    try:
+        return _evaluate(args)
+    except _EvalError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        return exc.code
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from eval import runner  # lazily: the systems pull in the whole serving stack
+    from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
+
+    systems = _names(args.systems, tuple(runner.SYSTEMS), "--systems")
+    settings = _names(args.settings, tuple(runner.SETTINGS), "--settings")
+    try:
+        config = load_config(args.config)
+        llm_settings = _llm_settings_or_none()
+        read_benchmark(args.benchmark)  # the file's format, before minutes of loading
+    except (ConfigError, ValueError) as exc:  # BenchmarkError is a ValueError and names the line
+        raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
+    warehouse = _warehouse(args.warehouse)
+    from advisor.index.pipeline import BUILDS_DIR
+    from advisor.index.store import latest_build_dir
+
+    if latest_build_dir(warehouse / BUILDS_DIR) is None:
+        raise _EvalError(EXIT_FAILED, f"no index build under {warehouse / BUILDS_DIR}: run `advisor materialize` first")
+    _lakehouse(warehouse).close()  # fail now, not after the run, if a pipeline holds the lock
+
+    import polars as pl
+
+    from advisor.chunking.chunks import tokenizer_for
+    from eval.outfile import out_document, write_out
+    from eval.reports import table1_markdown
+    from eval.store import meta_from_build, record_run
+    from serving.dialogue.engine import NoBuildError, open_advisor
+
+    started = datetime.now(timezone.utc)
+    with console.status("loading the index build…"):
+        tokenizer = tokenizer_for(config)
+        try:
+            advisor = open_advisor(warehouse / BUILDS_DIR, config, llm_settings, tokenizer=tokenizer)
+        except NoBuildError as exc:
+            raise _EvalError(EXIT_FAILED, f"{exc}") from None
+    try:
+        instances = read_benchmark(args.benchmark, advisor.schema)  # profiles against the build's schema
+    except BenchmarkError as exc:
+        raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
+    meta = meta_from_build(
+        advisor.build.manifest, config=config, benchmark=str(args.benchmark),
+        benchmark_hash=benchmark_hash(args.benchmark), instances=len(instances), systems=systems, settings=settings,
+        started_at=started, llm_model=llm_settings.model if llm_settings is not None else None)
+    backend = f"LLM {meta.llm_model}" if meta.llm_model else "offline"
+    console.print(f"evaluating {len(systems)} system(s) x {len(settings)} setting(s) on {len(instances)} instances "
+                  f"(build {meta.build_id}, {backend})", highlight=False)
+    outcome = _run_with_status(runner, advisor, instances, systems, settings, tokenizer)
+
+    document = out_document(outcome.aggregates, build_id=meta.build_id, benchmark=str(args.benchmark),
+                            instances=len(instances), run_id=meta.run_id, benchmark_hash=meta.benchmark_hash)
+    if args.out:
+        write_out(args.out, document)
+    # The table before recording: a lock taken meanwhile must not hide minutes of results.
+    print(table1_markdown(pl.DataFrame(document["results"], infer_schema_length=None)))
+    try:
+        con = _lakehouse(warehouse)
+    except _EvalError as exc:
+        kept = f"; the aggregates are in {args.out}" if args.out else ""
+        raise _EvalError(exc.code, f"the run was not recorded: {exc}{kept}") from None
+    try:
+        record_run(con, outcome=outcome, run_meta=meta)
+    finally:
+        con.close()
+    console.print(f"recorded as evaluation run {meta.run_id} in {warehouse}"
+                  + (f"; aggregates written to {args.out}" if args.out else ""), highlight=False)
+    return EXIT_OK
+
+
+def _run_with_status(runner, advisor, instances, systems, settings, tokenizer):
+    """run_evaluation with a live status line fed by whatever progress the runner reports."""
+    from advisor import progress
+
+    with console.status("evaluating…") as status:
+
+        def show(*parts, **named) -> None:  # tolerant: the runner decides what it reports
+            text = " ".join(str(p) for p in (*parts, *named.values()))
+            status.update(text[:120])
+
+        progress.set_sink(lambda stage, message: show(stage, message))
+        try:
+            return runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
+                                         tokenizer=tokenizer, progress=show)
+        finally:
+            progress.set_sink(None)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,12 +265,14 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--select", help="Dagster asset selection, e.g. 'raw_documents' or '+documents'")
     m.set_defaults(func=materialize)
 
-    e = sub.add_parser("eval", help="evaluate systems on a benchmark")
-    e.add_argument("--benchmark", required=True)
-    e.add_argument("--systems")
-    e.add_argument("--settings", default="deployment,oracle")
-    e.add_argument("--out")
-    e.set_defaults(func=not_yet("eval", "the evaluation lakehouse lands with issue 6"))
+    e = sub.add_parser("eval", help="evaluate systems on a benchmark against the latest index build")
+    e.add_argument("--benchmark", required=True, help="benchmark file, JSONL (interfaces.md §3)")
+    e.add_argument("--systems", help="comma-separated system names (default: all)")
+    e.add_argument("--settings", default="deployment,oracle", help="comma-separated: deployment, oracle")
+    e.add_argument("--out", help="write the aggregates as JSON to this file")
+    e.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
+    e.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    e.set_defaults(func=evaluate)
 
     s = sub.add_parser("serve", help="serve the student API and web page")
     s.add_argument("--host", default="127.0.0.1")

@@ -186,7 +186,7 @@ def _score(query: str, candidates: list[_Candidate], tokenize: Tokenize) -> list
     context = [_hits(query_terms, tokens[c.unit.heading] | tokens[c.unit.caption]) for c in candidates]
     idf = _idf(query_terms, [o.keys() | x.keys() for o, x, c in zip(own, context, candidates) if c.unit.kind != "list"])
     idf = {t: w if t in tokens[ask] else w * CONDITION_WEIGHT for t, w in idf.items()}
-    total = sum(idf.values())
+    total = math.fsum(idf.values())  # fsum: exact, so set order (hash seed) cannot change a near-tie
     if not total:
         return []
     wants = _wants(query)
@@ -195,10 +195,10 @@ def _score(query: str, candidates: list[_Candidate], tokenize: Tokenize) -> list
         if c.unit.kind == "list":  # a list is chosen for its caption; its heading is context
             own_hits = _hits(query_terms, tokens[c.unit.caption])
             context_hits = _hits(query_terms, tokens[c.unit.heading])
-        matched = sum(idf.get(t, 0.0) * w for t, w in own_hits.items())
+        matched = math.fsum(idf.get(t, 0.0) * w for t, w in own_hits.items())
         if not matched:
             continue  # a unit must itself say something asked about, not just sit under it
-        matched += CONTEXT_WEIGHT * sum(idf.get(t, 0.0) * w for t, w in context_hits.items() if t not in own_hits)
+        matched += CONTEXT_WEIGHT * math.fsum(idf.get(t, 0.0) * w for t, w in context_hits.items() if t not in own_hits)
         score = matched / total * (1 + _bonus(" ".join(c.shown[1:] if c.unit.kind == "list" else c.shown), wants))
         scored.append((score / (1 + RANK_DECAY * c.evidence), c))
     return scored

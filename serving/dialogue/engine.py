@@ -56,7 +56,9 @@ class DialogueSettings:
     # depends on it: a third means "a substantial part of the likely answers differ by it".
     need_share: float = 1 / 3
     faq_candidates: int = 20  # URAG: the top 20 FAQ entries are considered
-    evidence_follow_up: bool = True  # one evidence-driven follow-up turn per message (the paper's step 8)
+    # One evidence-driven follow-up turn per message (the paper's step 8), for documents and FAQ
+    # entries alike; False is the "without re-retrieval" ablation: answer from the first retrieval.
+    evidence_follow_up: bool = True
 
 
 class Advisor:
@@ -184,7 +186,7 @@ class Advisor:
         if qualifying:
             faq = qualifying[0]
             unsettled = self._unsettled(faq.entry.applies_to, session)
-            if unsettled and can_follow_up:
+            if unsettled and can_follow_up and self.settings.evidence_follow_up:
                 pending.stage = "evidence"
                 return self._ask(session, pending, unsettled, reason="evidence")
             return self._finish(session, pending, self._faq_reply(faq, session, pending))
@@ -254,8 +256,6 @@ class Advisor:
                      trace={"faq_entry": entry.entry_id, "faq_score": float(match.score)})
 
     def _documents_reply(self, evidence, session: Session, pending: Pending) -> Reply:
-        from serving.answer.extractive import extractive_answer
-
         composed, note = None, None
         if self._llm_answerer is not None:
             outcome = self._llm_answerer.answer(pending.message, evidence, session.known, self.config)
@@ -264,8 +264,7 @@ class Advisor:
             else:  # an LLM failure: the extractive answer, labelled as such
                 note = f"llm_failed:{getattr(outcome, 'reason', 'error')}"
         if composed is None:
-            composed = extractive_answer(pending.message, evidence, session.known, self.config,
-                                         self._tokenizer.content_morphemes, self._tokenizer.split_sentences)
+            composed = self.offline_answer(pending.message, evidence, session.known)
         cited = composed.cited or [0]
         citations = [Citation(url=evidence[i].doc_url, title=evidence[i].title,
                               snippet=composed.snippets.get(i) or _first_line(evidence[i].text),
@@ -277,6 +276,14 @@ class Advisor:
         return Reply("answer", answer=composed.text, tier="documents", answer_method=composed.method,
                      citations=citations, disclaimer=" ".join(notes),
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
+
+    def offline_answer(self, message: str, evidence, known: Mapping[str, Any]):
+        """The extractive answer from `evidence`: a method of its own so the evaluation can memoize
+        it across systems that reach the same evidence (eval/memo.py)."""
+        from serving.answer.extractive import extractive_answer
+
+        return extractive_answer(message, evidence, known, self.config, self._tokenizer.content_morphemes,
+                                 self._tokenizer.split_sentences)
 
     def _fallback(self, pending: Pending, session: Session) -> Reply:
         from serving.answer.fallback import fallback_answer

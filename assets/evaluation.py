@@ -1,0 +1,223 @@
+"""Evaluation stage: the offline systems on the synthesized benchmark plus the intent router on the
+held-out split, recorded in the lakehouse (eval/store.py), and the report (tables + charts) of
+that run under <warehouse>/reports/<run_id>/.
+
+A run is reused, not repeated, when everything that decides its results is unchanged (index
+build, benchmark bytes, evaluation code, config, systems, settings, LLM): re-materializing after an
+unrelated change costs a lookup, not minutes of retrieval.
+"""
+
+import hashlib
+import json
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue, asset
+
+from advisor import progress
+from advisor.index.build import MANIFEST
+from advisor.index.pipeline import BUILDS_DIR
+from advisor.index.store import latest_build_dir
+from advisor.lakehouse import scalar
+from assets.lineage import record_lineage
+from eval import store as eval_store
+from eval.store import aggregates_frame, evaluation_code_version, find_run, intent_frame, per_query_frame
+from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+
+GROUP = "evaluation"
+BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
+REPORTS_DIR = "reports"
+INTENT_DIR = "intent"  # the intent classifier inside an index build
+# No LLM needed: what the pipeline evaluates by default (LLM systems and judges cost money per run).
+OFFLINE_SYSTEMS = ("bm25", "dense", "hybrid", "profill", "profill-no-hard-filter", "profill-no-soft-prefix",
+                   "profill-no-reretrieval", "urag")
+SETTINGS = ("deployment", "oracle")
+EVALUATION_CODE = evaluation_code_version()
+# The report is a rendering of stored rows: its version is the renderer's and this module's source.
+REPORT_CODE = hashlib.sha256((Path(__file__).resolve().parent.parent / "eval" / "reports.py").read_bytes()
+                             + Path(__file__).read_bytes()).hexdigest()[:12]
+
+
+class EvaluationConfig(Config):
+    systems: list[str] = list(OFFLINE_SYSTEMS)
+    settings: list[str] = list(SETTINGS)
+    use_llm: bool = False  # also run the LLM systems and judges with the configured endpoint
+
+
+@asset(
+    group_name=GROUP, kinds={"duckdb", "python"}, code_version=EVALUATION_CODE, deps=["qa_benchmark", "index_build"],
+    pool="lakehouse",
+    description="The paper's evaluation on the synthesized benchmark: every system x setting x instance in "
+    "eval_query_results, aggregates in eval_aggregates, the intent router on the held-out split in intent_eval, "
+    "all carrying the build, annotator, embedder, code and config lineage. Reused when nothing that decides "
+    "the results changed.",
+)
+def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institution: InstitutionResource,
+               warehouse: WarehouseResource, llm: LLMResource) -> MaterializeResult:
+    institution_config = institution.load()
+    started = datetime.now(timezone.utc)
+    builds_root = warehouse.root / BUILDS_DIR
+    build_dir = latest_build_dir(builds_root)
+    if build_dir is None:
+        raise Failure(f"no index build under {builds_root}: materialize index_build first")
+    benchmark = warehouse.root / BENCHMARK_FILE
+    if not benchmark.is_file():
+        raise Failure(f"no benchmark at {benchmark}: materialize qa_benchmark first")
+
+    from eval import runner  # lazily: the systems pull in the whole serving stack
+    from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
+
+    systems = _checked(config.systems, runner.SYSTEMS, "systems")
+    settings = _checked(config.settings, runner.SETTINGS, "settings")
+    llm_settings = None
+    if config.use_llm:
+        if not llm.configured():
+            raise Failure("use_llm is set but no LLM is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
+                          "local server), or leave use_llm off")
+        llm_settings = llm.settings()
+    manifest = json.loads((build_dir / MANIFEST).read_text(encoding="utf-8"))
+    meta = eval_store.meta_from_build(
+        manifest, config=institution_config, benchmark=str(benchmark), benchmark_hash=benchmark_hash(benchmark),
+        instances=0, systems=systems, settings=settings, started_at=started,
+        llm_model=llm_settings.model if llm_settings is not None else None, dagster_run_id=context.run_id)
+
+    with warehouse.connect() as con:
+        eval_store.ensure_schema(con)
+        reused = find_run(con, meta.fingerprint)
+        if reused is not None:
+            context.log.info(f"build, benchmark, code and config unchanged: reusing evaluation run {reused}")
+            return _result(context, con, institution_config, reused, started, reused=True)
+        test_examples = _intent_test_split(con)
+    # The lakehouse stays closed while the systems run: minutes in which other readers may open it.
+
+    from advisor.chunking.chunks import tokenizer_for
+    from serving.dialogue.engine import open_advisor
+
+    progress.report("evaluation", "loading the index build")
+    tokenizer = tokenizer_for(institution_config)
+    advisor = open_advisor(builds_root, institution_config, llm_settings, tokenizer=tokenizer)
+    if advisor.build_id != meta.build_id:
+        raise Failure(f"the latest index build changed while the evaluation started ({meta.build_id} -> "
+                      f"{advisor.build_id}); materialize evaluation again")
+    try:
+        instances = read_benchmark(benchmark, advisor.schema)
+    except BenchmarkError as exc:
+        raise Failure(str(exc)) from None
+    meta = replace(meta, instances=len(instances))
+    context.log.info(f"evaluating {len(systems)} systems x {len(settings)} settings on {len(instances)} instances")
+
+    def report_progress(*parts, **named) -> None:  # tolerant: the runner decides what it reports
+        progress.report("evaluation", " ".join(str(p) for p in (*parts, *named.values())))
+
+    outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
+                                    tokenizer=tokenizer, progress=report_progress)
+    intent, router = _intent_evaluation(build_dir, test_examples)
+    with warehouse.connect() as con:
+        run_id = eval_store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router)
+        return _result(context, con, institution_config, run_id, started, reused=False)
+
+
+def _checked(names: list[str], allowed, what: str) -> tuple[str, ...]:
+    unknown = [n for n in names if n not in allowed]
+    if unknown or not names:
+        raise Failure(f"evaluation config {what}: unknown or no names {unknown}; expected some of {list(allowed)}")
+    return tuple(dict.fromkeys(names))
+
+
+def _intent_test_split(con) -> list:
+    from advisor.intents.dataset import load_intent_examples
+
+    return [e for e in load_intent_examples(con) if e.split == "test"]
+
+
+def _intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None]:
+    """The build's intent classifier on the held-out examples: (intent_report, classifier version),
+    or (None, None) when the build has no classifier or the lakehouse no test split."""
+    if not test_examples or not (build_dir / INTENT_DIR).is_dir():
+        return None, None
+    from advisor.intents import INTENTS
+    from advisor.intents.classifier import IntentClassifier
+    from eval.metrics import intent_report
+
+    classifier = IntentClassifier.load(build_dir / INTENT_DIR)
+    predicted = [p.intent for p in classifier.predict([e.text for e in test_examples])]
+    return intent_report([e.intent for e in test_examples], predicted, labels=INTENTS), classifier.version
+
+
+def _result(context, con, institution_config, run_id: str, started: datetime, *, reused: bool) -> MaterializeResult:
+    """Lineage row + metadata of the run the asset now stands for (a new one or a reused one)."""
+    from eval.reports import table1_markdown
+
+    run = eval_store.run_info(con, run_id)
+    aggregates = aggregates_frame(con, run_id)
+    intents = intent_frame(con, run_id)
+    rows = scalar(con, "SELECT count(*) FROM eval_query_results WHERE run_id = ?", [run_id])
+    metadata = {
+        "eval_run_id": run_id,
+        "reused": reused,
+        "build_id": run["build_id"],
+        "benchmark_hash": run["benchmark_hash"],
+        "instances": run["instances"],
+        "systems": len(run["systems"]),
+        "per_query_rows": rows,
+        "intent_macro_f1": intents["macro_f1"][0] if intents.height else None,
+    }
+    record_lineage(context, con, institution_config, asset="evaluation", started_at=started,
+                   code_version=EVALUATION_CODE, upstream=["qa_benchmark", "index_build"], row_count=rows,
+                   counts={"rows_added": 0 if reused else rows, "rows_unchanged": rows if reused else 0},
+                   metadata=metadata)
+    return MaterializeResult(metadata={**metadata, "table1": MetadataValue.md(table1_markdown(aggregates))})
+
+
+@asset(
+    group_name=GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation], pool="lakehouse",
+    description="The report of the latest evaluation run: Table 1, the ablations, answer quality, MRR by "
+    "category and query type, intent routing, and the charts, under <warehouse>/reports/<run_id>/.",
+)
+def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
+                      warehouse: WarehouseResource) -> MaterializeResult:
+    from eval.reports import write_report
+
+    institution_config = institution.load()
+    started = datetime.now(timezone.utc)
+    with warehouse.connect() as con:
+        # The run the evaluation asset last stood for (a reused run is not the newest in eval_runs).
+        run_id = scalar(con, "SELECT json_extract_string(metadata, '$.eval_run_id') FROM materializations "
+                             "WHERE asset = 'evaluation' ORDER BY finished_at DESC LIMIT 1")
+        if run_id is None:
+            raise Failure("no evaluation has been materialized yet: materialize evaluation first")
+        run = eval_store.run_info(con, run_id)
+        aggregates, per_query = aggregates_frame(con, run_id), per_query_frame(con, run_id)
+        intents = intent_frame(con, run_id)
+        lineage = {**{k: run[k] for k in eval_store.LINEAGE_FIELDS}, "instances": run["instances"], "run_id": run_id,
+                   "finished_at": run["finished_at"], "llm_model": run["llm_model"] or "none (offline)"}
+        written = write_report(aggregates, per_query, warehouse.root / REPORTS_DIR / run_id,
+                               f"Evaluation of {institution_config.institution}", lineage)
+        if intents.height:
+            with written["markdown"].open("a", encoding="utf-8") as handle:
+                handle.write("\n## Intent routing (held-out split)\n\n" + intent_markdown(intents) + "\n")
+        markdown = written["markdown"].read_text(encoding="utf-8")
+        metadata = {"eval_run_id": run_id, "report_path": str(written["markdown"]),
+                    "charts": [str(p) for p in written["charts"]]}
+        record_lineage(context, con, institution_config, asset="evaluation_report", started_at=started,
+                       code_version=REPORT_CODE, upstream=["evaluation"], row_count=len(written["charts"]) + 1,
+                       counts={}, metadata=metadata)
+    return MaterializeResult(metadata={
+        "eval_run_id": run_id,
+        "report": MetadataValue.md(markdown),
+        "report_path": MetadataValue.path(str(written["markdown"])),
+        **{f"chart_{p.stem}": MetadataValue.path(str(p)) for p in written["charts"]},
+    })
+
+
+def intent_markdown(intents) -> str:
+    """Per-intent precision / recall / F1 / support, then accuracy and macro F1 of the run."""
+    lines = ["| intent | precision | recall | F1 | support |", "|---|---:|---:|---:|---:|"]
+    for row in intents.iter_rows(named=True):
+        lines.append(f"| {row['intent']} | {row['precision']:.3f} | {row['recall']:.3f} | {row['f1']:.3f} | "
+                     f"{row['support']} |")
+    first = intents.row(0, named=True)
+    lines.append(f"\n{first['n']} held-out examples; accuracy {first['accuracy']:.3f}, macro F1 "
+                 f"{first['macro_f1']:.3f} (router {first['router']}).")
+    return "\n".join(lines)

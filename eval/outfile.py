@@ -1,0 +1,118 @@
+"""The `advisor eval --out` JSON (interfaces.md §1): the aggregates of one evaluation run.
+
+    {"build_id": ..., "benchmark": "FILE.jsonl", "instances": 360,
+     "results": [{"system", "setting", "n", "mrr", "recall@1", ..., "skipped"}, ...]}
+
+Every result row carries every field, so a consumer can index any of them: a metric that was not
+computed (or a system that was skipped) is null, `skipped` is null or the reason. The `urag` row
+also has "tiers": {template, faq, documents, fallback} -> share of its answers. Extensions kept
+out of the contract's way: top-level "run_id" and "benchmark_hash", and "tier_accuracy" next to
+"tiers" when the runner measured it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["METRIC_FIELDS", "RESULT_FIELDS", "TIERS", "out_document", "result_row", "write_out"]
+
+# The aggregate fields of one system x setting, in the contract's order.
+METRIC_FIELDS = (
+    "mrr", "recall@1", "recall@5", "recall@10", "recall@50", "rouge_l", "token_f1", "keyword_match",
+    "source_match", "grounded_correctness", "seconds_per_query", "questions_per_query",
+)
+RESULT_FIELDS = ("system", "setting", "n", *METRIC_FIELDS, "skipped")
+TIERS = ("template", "faq", "documents", "fallback")
+TIERED_SYSTEMS = ("urag",)
+
+
+def _number(value: object, where: str) -> float | None:
+    """A finite float, or None for "not computed"; anything else is the runner's bug, said loudly."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{where}: expected a number or null, got {value!r}")
+    number = float(value)
+    return number if math.isfinite(number) else None  # NaN/inf are not JSON: they mean "not computed"
+
+
+def _tiers(value: object, where: str) -> tuple[dict, dict | None]:
+    """({tier: share}, {tier: accuracy} or None). The runner gives a share per tier, and may add
+    "accuracy": {tier: accuracy}, or give per tier a mapping with "share" (and "accuracy"). A tier
+    no answer used has share 0; its accuracy is null (not measured)."""
+    if value is None:
+        return {tier: None for tier in TIERS}, None
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}.tiers: expected an object of tier -> share, got {type(value).__name__}")
+    unknown = sorted(set(value) - set(TIERS) - {"accuracy"})
+    if unknown:
+        raise ValueError(f"{where}.tiers: unknown tier(s) {unknown}; expected {list(TIERS)}")
+    given_accuracy = value.get("accuracy")
+    if given_accuracy is not None and not isinstance(given_accuracy, Mapping):
+        raise ValueError(f"{where}.tiers.accuracy: expected an object of tier -> accuracy")
+    shares, accuracy = {}, {}
+    for tier in TIERS:
+        entry = value.get(tier, 0.0)
+        if isinstance(entry, Mapping):
+            shares[tier] = _number(entry.get("share", 0.0), f"{where}.tiers.{tier}.share")
+            if "accuracy" in entry:
+                accuracy[tier] = _number(entry["accuracy"], f"{where}.tiers.{tier}.accuracy")
+        else:
+            shares[tier] = _number(entry, f"{where}.tiers.{tier}")
+        if given_accuracy is not None and tier in given_accuracy:
+            accuracy[tier] = _number(given_accuracy[tier], f"{where}.tiers.accuracy.{tier}")
+    return shares, (accuracy or None)
+
+
+def result_row(aggregate: Mapping) -> dict:
+    """One `results` entry from a runner aggregate row (interfaces.md §1 field names)."""
+    for key in ("system", "setting"):
+        if not isinstance(aggregate.get(key), str) or not aggregate[key]:
+            raise ValueError(f"aggregate row {dict(aggregate)!r}: {key!r} must be a non-empty string")
+    where = f"{aggregate['system']}/{aggregate['setting']}"
+    skipped = aggregate.get("skipped")
+    if skipped is not None and (not isinstance(skipped, str) or not skipped.strip()):
+        raise ValueError(f"{where}: skipped must be null or the reason, got {skipped!r}")
+    n = aggregate.get("n")
+    if n is None and skipped is not None:
+        n = 0  # a skipped system evaluated no query
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"{where}: n must be a non-negative int, got {n!r}")
+    row = {"system": aggregate["system"], "setting": aggregate["setting"], "n": n}
+    for field in METRIC_FIELDS:
+        row[field] = _number(aggregate.get(field), f"{where}.{field}")
+    row["skipped"] = skipped
+    if aggregate["system"] in TIERED_SYSTEMS or aggregate.get("tiers") is not None:
+        row["tiers"], accuracy = _tiers(aggregate.get("tiers"), where)
+        if accuracy is not None:
+            row["tier_accuracy"] = accuracy
+    return row
+
+
+def out_document(aggregates: Sequence[Mapping], *, build_id: str, benchmark: str, instances: int,
+                 run_id: str | None = None, benchmark_hash: str | None = None) -> dict:
+    """The whole `--out` object; `benchmark` is the file name the user gave."""
+    if isinstance(instances, bool) or not isinstance(instances, int) or instances < 0:
+        raise ValueError(f"instances must be a non-negative int, got {instances!r}")
+    document = {"build_id": build_id, "benchmark": benchmark, "instances": instances,
+                "results": [result_row(a) for a in aggregates]}
+    if run_id is not None:
+        document["run_id"] = run_id
+    if benchmark_hash is not None:
+        document["benchmark_hash"] = benchmark_hash
+    return document
+
+
+def write_out(path: Path | str, document: Mapping) -> Path:
+    """Writes the document as UTF-8 JSON (Korean kept readable); the folder is created if needed.
+    Written to a temporary name first, so a reader never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+    return path

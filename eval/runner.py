@@ -1,0 +1,346 @@
+"""`advisor eval`'s engine: every requested system x setting over the benchmark instances, one
+per-query row each (the lakehouse's eval_query_results) and one aggregate per system x setting
+(interfaces.md §1 `--out` fields). The systems are in eval/systems.py (offline) and
+eval/llm_systems.py (HyDE, rerankers, judges).
+
+Speed: the offline systems x both settings x 1,800 instances run in minutes because the run
+shares one EvalMemo (eval/memo.py): tokenization, intent routing, stated values, FAQ searches,
+retrievals and extractive answers are computed once per distinct input, and the profile-blind
+baselines are retrieved in batches. `optimized=False` runs the plain per-query path instead;
+both give the same rows (apart from the timings).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+from typing import Any, Callable, Mapping, Sequence
+from zoneinfo import ZoneInfo
+
+from eval import metrics
+from eval.llm_systems import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VERSIONS, RERANK_VERSION, LLMTally,
+                              apply_ranking, hyde_passages, judge_many, judge_subset, rerank_many, tokens_of)
+from eval.memo import CachingTokenizer, EvalMemo, ablation_settings, plain_view
+from eval.simulate import hidden_profile
+from eval.systems import (ANSWER_K, BASELINE_MODES, EVIDENCE_TOP, PROFILL_VARIANTS, RANK_DEPTH, URAG_DOC_K,
+                          SystemAnswer, answer_from_chunks, baseline_query, extend, run_baseline, run_profill,
+                          run_urag)
+from serving.dialogue.evidence import select_evidence
+
+__all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "run_evaluation"]
+
+SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
+           "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval", "urag")
+SETTINGS = ("deployment", "oracle")
+LLM_SYSTEMS = frozenset({"hybrid+rerank", "hyde", "hyde+rerank", "profill+rerank"})
+SKIPPED_NO_LLM = "needs an LLM; none configured"
+TIERS = ("template", "faq", "documents", "fallback")
+PREFETCH_BLOCK = 512  # retrievals per batched prefetch
+
+Progress = Callable[..., None]
+
+
+@dataclass
+class EvalOutcome:
+    per_query: list[dict]  # one row per (system, setting, instance) that ran
+    aggregates: list[dict]  # one row per (system, setting)
+    params: dict  # what the run used
+    timings: dict = field(default_factory=dict)  # "system/setting" -> wall seconds (benchmarking)
+
+
+def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SETTINGS, *, llm_client=None,
+                   tokenizer=None, progress: Progress | None = None, optimized: bool = True,
+                   today: date | None = None, judge_limit: int = JUDGE_SUBSET) -> EvalOutcome:
+    systems, settings = _checked_names(systems, SYSTEMS, "system"), _checked_names(settings, SETTINGS, "setting")
+    instances = _checked_instances(instances)
+    hidden = {inst["id"]: hidden_profile(inst, advisor.schema) for inst in instances}
+    today = today or datetime.now(ZoneInfo(advisor.config.timezone)).date()
+    run = _Run(advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress)
+    judged = judge_subset(instances, judge_limit) if llm_client is not None else set()
+
+    per_query: list[dict] = []
+    aggregates: list[dict] = []
+    for system in systems:
+        for setting in settings:
+            if system in LLM_SYSTEMS and llm_client is None:
+                aggregates.append({"system": system, "setting": setting, "skipped": SKIPPED_NO_LLM})
+                continue
+            started = time.perf_counter()
+            answers = run.answers(system, setting)
+            rows = [_row(system, setting, inst, answer) for inst, answer in zip(instances, answers)]
+            run.score(rows, instances)
+            if judged:
+                run.judge(rows, instances, judged)
+            run.timings[f"{system}/{setting}"] = time.perf_counter() - started
+            per_query.extend(rows)
+            aggregates.append(_aggregate(system, setting, rows))
+            run.report(f"{system} {setting}", f"{len(rows)} queries")
+    return EvalOutcome(per_query, aggregates, run.params(systems, settings, judged), dict(run.timings))
+
+
+# ----------------------------------------------------------------------------- the run
+
+class _Run:
+    def __init__(self, advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress):
+        self.advisor, self.instances, self.hidden, self.today = advisor, instances, hidden, today
+        self.llm_client, self.optimized, self.progress = llm_client, optimized, progress
+        self.memo = EvalMemo(advisor) if optimized else None
+        self.tokenizer = tokenizer or advisor._tokenizer
+        if optimized:
+            self.tokenizer = self.memo.tokenizer if tokenizer is None else CachingTokenizer(tokenizer)
+        self.tally = LLMTally()
+        self.timings: dict[str, float] = {}
+        self._answers: dict[tuple[str, str], list[SystemAnswer]] = {}
+        self._overlap: dict[tuple[str, str], tuple[float, float]] = {}
+
+    def report(self, stage: str, message: str) -> None:
+        if self.progress is not None:
+            self.progress(stage, message)
+
+    def view(self, soft: bool = True, hard: bool = True, reretrieval: bool = True):
+        settings = ablation_settings(self.advisor.settings, reretrieval)
+        if self.memo is not None:
+            return self.memo.advisor_view(soft, hard, settings)
+        return plain_view(self.advisor, soft, hard, settings)
+
+    # ------------------------------------------------------------------ systems
+    def answers(self, system: str, setting: str) -> list[SystemAnswer]:
+        key = (system, setting)
+        if key not in self._answers:
+            self._answers[key] = self._compute(system, setting)
+        return self._answers[key]
+
+    def _compute(self, system: str, setting: str) -> list[SystemAnswer]:
+        oracle = setting == "oracle"
+        if system in BASELINE_MODES:
+            view = self.view()
+            shared = self._prefetch_baseline(view, BASELINE_MODES[system], oracle)
+            return [_with_share(run_baseline(view, system, inst["query"], self.hidden[inst["id"]], oracle, self.today),
+                                shared) for inst in self._progressing(system, setting)]
+        if system in PROFILL_VARIANTS:
+            soft, hard, reretrieval = PROFILL_VARIANTS[system]
+            view = self.view(soft, hard, reretrieval)
+            return [run_profill(view, inst["query"], self.hidden[inst["id"]], oracle, self.today)
+                    for inst in self._progressing(system, setting)]
+        if system == "urag":  # no profile in either setting: URAG has no profiling
+            view = self.view()
+            shared = self._prefetch_baseline(view, "hybrid", False)
+            return [_with_share(run_urag(view, inst["query"], self.today), shared)
+                    for inst in self._progressing(system, setting)]
+        if system == "hyde":
+            return self._hyde(oracle)
+        if system.endswith("+rerank"):
+            return self._reranked(system.removesuffix("+rerank"), setting)
+        raise ValueError(f"unknown system {system!r}")
+
+    def _progressing(self, system: str, setting: str):
+        total = len(self.instances)
+        for i, inst in enumerate(self.instances, 1):
+            if i % 100 == 0 or i == total:
+                self.report(f"{system} {setting}", f"{i}/{total}")
+            yield inst
+
+    def _prefetch_baseline(self, view, mode: str, oracle: bool) -> float:
+        """Batch the profile-blind retrievals (one tokenizer and embedder call per block); returns
+        the seconds per query it took, charged to each query's time."""
+        if self.memo is None:
+            return 0.0
+        started = time.perf_counter()
+        texts = list(dict.fromkeys(baseline_query(i["query"], self.hidden[i["id"]], oracle, view)
+                                   for i in self.instances))
+        for start in range(0, len(texts), PREFETCH_BLOCK):
+            block = texts[start:start + PREFETCH_BLOCK]
+            for k in (ANSWER_K, RANK_DEPTH):
+                view.retriever.search_batch(block, None, mode=mode, k=k, soft=False, hard=False, today=self.today)
+        return (time.perf_counter() - started) / max(len(self.instances), 1)
+
+    # ------------------------------------------------------------------ LLM systems
+    def _hyde(self, oracle: bool) -> list[SystemAnswer]:
+        view = self.view()
+        texts = [baseline_query(i["query"], self.hidden[i["id"]], oracle, view) for i in self.instances]
+        started = time.perf_counter()
+        passages = hyde_passages(self.llm_client, texts, self.tally)
+        llm_share = (time.perf_counter() - started) / max(len(texts), 1)
+        out = []
+        for text, (passage, usage) in zip(texts, passages):
+            begun = time.perf_counter()
+            # a failed passage: search with the question itself (counted in the tally, never hidden)
+            probe = passage or text
+            served = view.retriever.search(probe, None, mode="dense", k=ANSWER_K, soft=False, hard=False,
+                                           today=self.today)
+            deep = view.retriever.search(probe, None, mode="dense", k=RANK_DEPTH, soft=False, hard=False,
+                                         today=self.today)
+            ranked = extend(served.chunks, deep.chunks)
+            answer, cited, method = answer_from_chunks(view, text, served.chunks[:EVIDENCE_TOP], {})
+            out.append(SystemAnswer(answer, cited, "documents" if served.chunks else "fallback", method,
+                                    [c.doc_url for c in ranked], ranked, served.chunk_ids,
+                                    seconds=time.perf_counter() - begun + llm_share, query_text=text,
+                                    llm_calls=usage.calls, llm_tokens=tokens_of(usage)))
+        return out
+
+    def _reranked(self, base: str, setting: str) -> list[SystemAnswer]:
+        """The base system's ranked chunks with the top 20 reordered by the LLM; a failed rerank
+        keeps the original order. proFILL's reranker is profile-blind (the paper's point)."""
+        view = self.view()
+        originals = self.answers(base, setting)
+        jobs = [(a.query_text or inst["query"], [_passage(c) for c in a.candidates[:RERANK_DEPTH]])
+                for inst, a in zip(self.instances, originals)]
+        started = time.perf_counter()
+        todo = [i for i, (_, passages) in enumerate(jobs) if len(passages) > 1]
+        rankings = dict(zip(todo, rerank_many(self.llm_client, [jobs[i] for i in todo], self.tally)))
+        llm_share = (time.perf_counter() - started) / max(len(jobs), 1)
+        out = []
+        for i, (inst, original) in enumerate(zip(self.instances, originals)):
+            begun = time.perf_counter()
+            ranking, usage = rankings.get(i, (None, None))
+            top = original.candidates[:RERANK_DEPTH]
+            reordered = (apply_ranking(top, ranking) if ranking else list(top)) + original.candidates[RERANK_DEPTH:]
+            out.append(self._answer_reranked(view, base, inst, original, reordered, ranking is not None,
+                                             time.perf_counter() - begun + llm_share, usage))
+        return out
+
+    def _answer_reranked(self, view, base, inst, original: SystemAnswer, reordered, reranked: bool, seconds, usage):
+        urls = [c.doc_url for c in reordered]
+        answer, cited, tier, method = original.answer, original.citations, original.tier, original.answer_method
+        if base == "profill":
+            if original.tier == "faq":
+                urls = original.citations + urls
+            elif original.tier == "documents" and reranked:
+                evidence = select_evidence(reordered[:ANSWER_K])
+                answer, cited, method = answer_from_chunks(view, inst["query"], evidence, original.known)
+        elif reranked and reordered:
+            answer, cited, method = answer_from_chunks(view, original.query_text, reordered[:EVIDENCE_TOP], {})
+        return SystemAnswer(answer, cited, tier, method, urls, reordered, [c.chunk_id for c in reordered[:ANSWER_K]],
+                            original.questions, original.questions_asked, original.seconds + seconds,
+                            original.known, original.query_text, original.time_sensitive,
+                            original.llm_calls + (usage.calls if usage else 0),
+                            original.llm_tokens + (tokens_of(usage) if usage else 0))
+
+    # ------------------------------------------------------------------ metrics
+    def score(self, rows: list[dict], instances: Sequence[Mapping]) -> None:
+        """ROUGE-L / token F1 over content morphemes (one tokenizer call for all rows)."""
+        with_reference = [(row, inst) for row, inst in zip(rows, instances) if inst.get("reference_answer")]
+        texts = [t for row, inst in with_reference for t in (row["answer"], inst["reference_answer"])]
+        tokens = self.tokenizer.content_morphemes(texts) if texts else []
+        for j, (row, inst) in enumerate(with_reference):
+            key = (row["answer"], inst["reference_answer"])  # systems often give the same answer
+            if key not in self._overlap:
+                answer_tokens, reference_tokens = tokens[2 * j], tokens[2 * j + 1]
+                self._overlap[key] = (metrics.rouge_l(answer_tokens, reference_tokens),
+                                      metrics.token_f1(answer_tokens, reference_tokens))
+            row["rouge_l"], row["token_f1"] = self._overlap[key]
+
+    def judge(self, rows: list[dict], instances: Sequence[Mapping], judged: set[str]) -> None:
+        picked = [(row, inst) for row, inst in zip(rows, instances) if inst["id"] in judged]
+        results = judge_many(self.llm_client, [(inst, row["answer"]) for row, inst in picked], self.tally)
+        for (row, _), (correctness, usage) in zip(picked, results):
+            row["answer_correctness"] = correctness
+            row["grounded_correctness"] = metrics.grounded_correctness(correctness, row["source_match"])
+            row["llm_calls"] += usage.calls
+            row["llm_tokens"] += tokens_of(usage)
+
+    # ------------------------------------------------------------------ record
+    def params(self, systems, settings, judged) -> dict:
+        advisor = self.advisor
+        return {
+            "k": ANSWER_K, "rank_depth": RANK_DEPTH, "baseline_evidence": EVIDENCE_TOP, "urag_doc_k": URAG_DOC_K,
+            "rerank_depth": RERANK_DEPTH, "today": self.today.isoformat(), "optimized": self.optimized,
+            "systems": list(systems), "settings": list(settings),
+            "retrieval": _jsonable(asdict(advisor.params)), "dialogue": asdict(advisor.settings),
+            "faq_threshold": advisor.thresholds.get("faq_threshold"),
+            "answerer": "llm" if getattr(advisor, "_llm_answerer", None) is not None else "extractive",
+            "llm_model": getattr(self.llm_client, "model", None) if self.llm_client is not None else None,
+            "judge_model": getattr(self.llm_client, "model", None) if judged else None,
+            "judge_subset": len(judged), "prompt_versions": {"hyde": HYDE_VERSION, "rerank": RERANK_VERSION,
+                                                             "judges": list(JUDGE_VERSIONS)},
+            "llm": self.tally.as_dict() if self.llm_client is not None else None,
+            "seconds_note": "evaluation cost per query; with optimized=True, caches are shared across systems",
+        }
+
+
+def _with_share(answer: SystemAnswer, shared: float) -> SystemAnswer:
+    answer.seconds += shared
+    return answer
+
+
+def _passage(chunk) -> str:
+    return f"{chunk.title or ''}\n{chunk.text}".strip()
+
+
+def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
+    golds = list(inst["gold_sources"])
+    retrieved = list(dict.fromkeys(a.ranked_urls))[:RANK_DEPTH]
+    source = metrics.source_match(golds, a.citations, retrieved)
+    return {
+        "system": system, "setting": setting, "instance_id": inst["id"], "category": inst.get("category"),
+        "query_type": inst.get("query_type"), "gold_sources": golds,
+        "rank": metrics.gold_rank(retrieved, golds), "retrieved_urls": retrieved,
+        "retrieved_chunk_ids": list(a.top_chunk_ids[:ANSWER_K]), "questions_asked": a.questions_asked,
+        "questions": list(a.questions), "answer": a.answer, "citations": list(dict.fromkeys(a.citations)),
+        "tier": a.tier, "answer_method": a.answer_method, "rouge_l": None, "token_f1": None,
+        "keyword_match": metrics.keyword_match(a.answer, list(inst.get("keywords") or [])),
+        "source_match": source, "answer_correctness": None, "grounded_correctness": None,
+        "seconds": a.seconds, "llm_calls": a.llm_calls, "llm_tokens": a.llm_tokens,
+    }
+
+
+def _aggregate(system: str, setting: str, rows: list[dict]) -> dict:
+    scored = [{**{k: row[k] for k in ("rank", "rouge_l", "token_f1", "keyword_match", "source_match",
+                                       "grounded_correctness", "seconds")}, "questions": row["questions_asked"]}
+              for row in rows]
+    result = {"system": system, "setting": setting, **metrics.aggregate(scored), "skipped": None}
+    if system == "urag":
+        result["tiers"] = _tiers(rows)
+    return result
+
+
+def _tiers(rows: list[dict]) -> dict:
+    """Share of answers per tier, and accuracy per tier (mean source match of its answers)."""
+    by_tier: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        by_tier[row["tier"]].append(row["source_match"])
+    n = len(rows) or 1
+    tiers: dict[str, Any] = {tier: len(by_tier.get(tier, [])) / n for tier in TIERS}
+    tiers["accuracy"] = {tier: (sum(v) / len(v) if (v := by_tier.get(tier)) else None) for tier in TIERS}
+    return tiers
+
+
+def _checked_names(given, allowed: Sequence[str], what: str) -> list[str]:
+    names = [given] if isinstance(given, str) else list(given)
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {unknown}; expected some of {list(allowed)}")
+    if not names:
+        raise ValueError(f"no {what} given")
+    return list(dict.fromkeys(names))
+
+
+def _checked_instances(instances) -> list[dict]:
+    checked, seen = [], set()
+    for i, inst in enumerate(instances):
+        if not isinstance(inst, Mapping):
+            raise ValueError(f"instance {i}: expected an object, got {type(inst).__name__}")
+        for key in ("id", "query", "gold_sources"):
+            if not inst.get(key):
+                raise ValueError(f"instance {i} ({inst.get('id')!r}): {key!r} is required")
+        if not isinstance(inst["query"], str) or not inst["query"].strip():
+            raise ValueError(f"instance {inst['id']!r}: query must be a non-empty string")
+        if isinstance(inst["gold_sources"], str):
+            raise ValueError(f"instance {inst['id']!r}: gold_sources must be a list of URLs")
+        if inst["id"] in seen:
+            raise ValueError(f"instance id {inst['id']!r} appears twice")
+        seen.add(inst["id"])
+        checked.append(dict(inst))
+    if not checked:
+        raise ValueError("the benchmark has no instances")
+    return checked
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value

@@ -1,0 +1,50 @@
+"""The simulated student of the deployment setting (interfaces.md §3): the system starts with no
+profile and every profile question it asks is answered from the instance's hidden profile, or
+"don't know" (None) for an attribute the profile lacks."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Mapping
+
+from advisor.index import fields
+from serving.dialogue.profiling import DialogueInputError, canonical_answer
+
+MAX_TURNS = 8  # the engine asks at most twice per question; more means a loop, not a dialogue
+
+
+class BenchmarkProfileError(ValueError):
+    """An instance's hidden profile does not fit the institution's profile schema."""
+
+
+def hidden_profile(instance: Mapping[str, Any], schema: fields.Schema) -> dict[str, Any]:
+    """The instance's profile restricted to the schema's attributes, canonical; a value the schema
+    cannot hold (an unknown department, a year out of range) is a clear error, never dropped."""
+    profile = instance.get("profile") or {}
+    if not isinstance(profile, Mapping):
+        raise BenchmarkProfileError(f"instance {instance.get('id')!r}: profile must be an object, got {profile!r}")
+    hidden = {}
+    for name, value in profile.items():
+        if name not in schema or value is None:
+            continue  # an attribute this institution does not ask about cannot be asked
+        try:
+            hidden[name] = canonical_answer(name, value, schema)
+        except DialogueInputError as problem:
+            raise BenchmarkProfileError(f"instance {instance.get('id')!r}: {problem}") from None
+    return hidden
+
+
+def converse(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date):
+    """The final reply of one question: oracle = the whole profile given up front; otherwise the
+    student answers what is asked. Returns (reply, questions asked as attribute names)."""
+    session = advisor.new_session(dict(hidden) if oracle and hidden else None)
+    reply = advisor.respond(session, message=query, today=today)
+    turns = 1
+    while reply.type == "ask":
+        if turns >= MAX_TURNS:
+            raise RuntimeError(f"the dialogue kept asking after {MAX_TURNS} turns for {query!r}")
+        answers = {q.attribute: hidden.get(q.attribute) for q in reply.questions}
+        reply = advisor.respond(session, profile=answers, today=today)
+        turns += 1
+    asked = [q["attribute"] for q in reply.trace.get("questions", [])]
+    return reply, asked

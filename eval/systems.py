@@ -1,0 +1,164 @@
+"""The offline systems of the evaluation (method.md §A "Systems", §B; interfaces.md §1 names).
+
+Every system answers one benchmark instance in one setting and returns a `SystemAnswer`: the
+ranked sources its answer came from (extended to the top 50 for MRR / Recall@50), the answer with
+its citations, and the dialogue's burden. Metrics are computed by the runner, the same way for all.
+
+- bm25 / dense / hybrid: the shared Retriever, profile-blind (soft=False, hard=False); in the
+  oracle setting the profile's wording is appended to the query text (the paper's baselines).
+  Answer: the extractive answer over the top 3 chunks.
+- profill and its ablations: the real dialogue engine with a simulated student (eval/simulate.py).
+- urag: FAQ tier, else documents (top K = 2 chunks), else the fallback; no profiling.
+
+A system runs against an "advisor" that is either the real Advisor (the plain reference path) or
+an EvalMemo view of it (the fast path); both give identical answers.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Mapping
+
+from eval.simulate import converse
+from serving.answer.fallback import fallback_answer
+from serving.dialogue import templates
+from serving.dialogue.engine import TEMPLATE_INTENTS
+from serving.retrieval.profile import known_profile, profile_prefix
+from serving.retrieval.results import RetrievedChunk
+
+ANSWER_K = 10  # chunks per retrieval, as served (the paper's 7 + 3)
+RANK_DEPTH = 50  # MRR / Recall@50 look this deep
+EVIDENCE_TOP = 3  # the baselines answer from their top 3 chunks
+URAG_DOC_K = 2  # URAG tier 2: the top K = 2 chunks
+BASELINE_MODES = {"bm25": "bm25", "dense": "dense", "hybrid": "hybrid"}
+PROFILL_VARIANTS = {  # system -> (soft prefix, hard filter, evidence-driven re-retrieval)
+    "profill": (True, True, True),
+    "profill-no-hard-filter": (True, False, True),
+    "profill-no-soft-prefix": (False, True, True),
+    "profill-no-reretrieval": (True, True, False),
+}
+
+
+@dataclass
+class SystemAnswer:
+    answer: str
+    citations: list[str]  # cited source URLs, in citation order
+    tier: str | None
+    answer_method: str | None
+    ranked_urls: list[str]  # source URL per ranked item, best first (the gold rank is read here)
+    candidates: list[RetrievedChunk] = field(default_factory=list)  # the ranked chunks (rerankers reorder them)
+    top_chunk_ids: list[str] = field(default_factory=list)  # the answer retrieval's top 10
+    questions: list[str] = field(default_factory=list)  # profile attributes asked, in order
+    questions_asked: int = 0
+    seconds: float = 0.0
+    known: dict = field(default_factory=dict)  # the profile the answer was made for (never stored)
+    query_text: str = ""  # what the system searched with (the baselines' oracle appends the profile)
+    time_sensitive: bool | None = None
+    llm_calls: int = 0
+    llm_tokens: int = 0
+
+
+def extend(first: list[RetrievedChunk], more: list[RetrievedChunk], depth: int = RANK_DEPTH) -> list[RetrievedChunk]:
+    """`first` followed by the chunks of `more` not already in it, cut at `depth` chunks."""
+    seen = {c.chunk_id for c in first}
+    return (list(first) + [c for c in more if c.chunk_id not in seen])[:max(depth, len(first))]
+
+
+def baseline_query(query: str, hidden: Mapping[str, Any], oracle: bool, advisor) -> str:
+    """The baselines' query text: in the oracle setting the profile in words (the soft prefix's
+    wording, schema labels) appended after the question."""
+    if not oracle or not hidden:
+        return query
+    words = profile_prefix(known_profile(hidden, advisor.schema), advisor.schema, advisor.params)
+    return f"{query} {words}".strip()
+
+
+def answer_from_chunks(advisor, query: str, chunks: list[RetrievedChunk], known: Mapping[str, Any],
+                       tier: str = "documents") -> tuple[str, list[str], str]:
+    """The extractive answer over `chunks`: (text, cited URLs, method)."""
+    if not chunks:
+        text, method, _ = fallback_answer(query, advisor.config, None)
+        return text, [], method
+    composed = advisor.offline_answer(query, chunks, known)
+    return composed.text, [chunks[i].doc_url for i in (composed.cited or [0])], composed.method
+
+
+def run_baseline(advisor, system: str, query: str, hidden: Mapping[str, Any], oracle: bool, today: date) -> SystemAnswer:
+    started = time.perf_counter()
+    mode = BASELINE_MODES[system]
+    text = baseline_query(query, hidden, oracle, advisor)
+    served = advisor.retriever.search(text, None, mode=mode, k=ANSWER_K, soft=False, hard=False, today=today)
+    deep = advisor.retriever.search(text, None, mode=mode, k=RANK_DEPTH, soft=False, hard=False, today=today)
+    ranked = extend(served.chunks, deep.chunks)
+    answer, cited, method = answer_from_chunks(advisor, text, served.chunks[:EVIDENCE_TOP], {})
+    return SystemAnswer(answer, cited, "documents" if served.chunks else "fallback", method,
+                        [c.doc_url for c in ranked], ranked, served.chunk_ids, seconds=time.perf_counter() - started,
+                        query_text=text, time_sensitive=served.time_sensitive)
+
+
+def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date) -> SystemAnswer:
+    """One dialogue through the engine (the advisor view carries the variant's switches)."""
+    started = time.perf_counter()
+    reply, asked = converse(advisor, query, hidden, oracle, today)
+    trace = reply.trace
+    ranked: list[RetrievedChunk] = []
+    top_ids: list[str] = []
+    urls_first: list[str] = []
+    if reply.tier != "template":
+        last = trace.get("last_retrieval")
+        deep = advisor.retriever.search(query, reply.profile_used, mode="hybrid", k=RANK_DEPTH,
+                                        time_sensitive=trace.get("time_sensitive_llm"), today=today)
+        ranked = extend(last.chunks if last is not None else [], deep.chunks)
+        top_ids = last.chunk_ids if last is not None else deep.chunk_ids[:ANSWER_K]
+        if reply.tier == "faq":  # the verbatim FAQ answer's own source is what the student got first
+            urls_first = [c.url for c in reply.citations]
+    return SystemAnswer(
+        reply.answer, [c.url for c in reply.citations], reply.tier, reply.answer_method,
+        urls_first + [c.doc_url for c in ranked], ranked, top_ids, asked, int(trace.get("questions_asked", 0)),
+        time.perf_counter() - started, dict(reply.profile_used), query,
+        trace.get("time_sensitive_llm"))
+
+
+def run_urag(advisor, query: str, today: date) -> SystemAnswer:
+    """URAG's tiers with no profiling: intent templates, the FAQ tier (no profile, the build's
+    calibrated threshold), else documents from the top K = 2 profile-blind hybrid chunks, else
+    the fallback (offline: the honest no-answer)."""
+    started = time.perf_counter()
+    intent, _ = advisor.router.route(query)
+    if intent in TEMPLATE_INTENTS:
+        text = templates.text(intent, advisor.language, institution=advisor.config.institution)
+        return SystemAnswer(text, [], "template", "template", [], seconds=time.perf_counter() - started,
+                            query_text=query)
+    served = advisor.retriever.search(query, None, mode="hybrid", k=ANSWER_K, soft=False, hard=False, today=today)
+    deep = advisor.retriever.search(query, None, mode="hybrid", k=RANK_DEPTH, soft=False, hard=False, today=today)
+    ranked = extend(served.chunks, deep.chunks)
+    urls = [c.doc_url for c in ranked]
+    common = dict(candidates=ranked, top_chunk_ids=served.chunk_ids, query_text=query,
+                  time_sensitive=served.time_sensitive)
+    best = faq_tier(advisor, query)
+    if best is not None:
+        entry = best.entry
+        return SystemAnswer(entry.answer, [entry.source_url], "faq", "faq_verbatim", [entry.source_url] + urls,
+                            seconds=time.perf_counter() - started, **common)
+    evidence = served.chunks[:URAG_DOC_K]
+    if evidence and advisor._qualifies(query, evidence):
+        # the documents note is the reply's disclaimer, not part of the scored answer text
+        answer, cited, method = answer_from_chunks(advisor, query, evidence, {})
+        return SystemAnswer(answer, cited, "documents", method, urls,
+                            seconds=time.perf_counter() - started, **common)
+    text, method, _ = fallback_answer(query, advisor.config, None)
+    return SystemAnswer(text, [], "fallback", method, urls, seconds=time.perf_counter() - started, **common)
+
+
+def faq_tier(advisor, query: str):
+    """The best FAQ entry at or above the build's threshold for a profile-less student, or None."""
+    threshold = advisor.thresholds.get("faq_threshold")
+    if advisor.faq_store is None or threshold is None:
+        return None
+    tokenizer = advisor._tokenizer
+    vector = advisor.build.embedder.embed([query], tokenizer.content_morphemes([query]))[0]
+    matches = advisor.faq_store.search(vector, None, k=advisor.settings.faq_candidates, hard=False,
+                                       query_tokens=tokenizer.key_words([query])[0])
+    return matches[0] if matches and matches[0].score >= threshold else None

@@ -1,0 +1,593 @@
+"""Evaluation results in the lakehouse (eval/store.py), the `--out` JSON (eval/outfile.py), benchmark
+reading (eval/benchmark_io.py), `advisor eval` end to end and the evaluation assets.
+
+The systems themselves are not run here: a fake with run_evaluation's signature returns realistic
+rows (eval/runner.py has its own tests), so these tests check what happens to its results.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import subprocess
+import sys
+import types
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from advisor.config import CategoricalAttribute, load_config
+from eval import metrics, outfile, store
+from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
+from eval.reports import breakdown_markdown, table1_markdown
+
+ALL_SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
+               "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval", "urag")
+LLM_SYSTEMS = ("hybrid+rerank", "hyde", "hyde+rerank", "profill+rerank")
+SKIP_REASON = "needs an LLM; none configured"
+TIERS = ("template", "faq", "documents", "fallback")
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+# --- a fake runner with realistic output ---------------------------------------------------------
+
+
+@dataclass
+class FakeOutcome:
+    per_query: list[dict]
+    aggregates: list[dict]
+    params: dict = field(default_factory=dict)
+
+
+def fake_run_evaluation(advisor, instances, systems=ALL_SYSTEMS, settings=("deployment", "oracle"), *,
+                        llm_client=None, tokenizer=None, progress=None, seed=0):
+    """run_evaluation's shape: per-query rows with the documented keys, aggregates from
+    eval.metrics.aggregate, LLM systems skipped without a client, urag with tier shares."""
+    rng = random.Random(seed)
+    per_query, aggregates = [], []
+    for setting in settings:
+        for system in systems:
+            if system in LLM_SYSTEMS and llm_client is None:
+                aggregates.append({"system": system, "setting": setting, "skipped": SKIP_REASON})
+                continue
+            rows = []
+            for instance in instances:
+                gold = instance["gold_sources"]
+                rank = rng.choice([1, 1, 2, 3, 7, 20, None])
+                others = [f"http://example.edu/other/{i}" for i in range(30)]
+                retrieved = others[: (rank or 31) - 1] + ([gold[0]] if rank else []) + others[(rank or 31) - 1:]
+                asked = ["unused"] if setting == "deployment" and system.startswith("profill") else []
+                tier = rng.choice(TIERS) if system == "urag" else None
+                answer = f"{instance['query']} -> {' '.join(instance.get('keywords') or [])}"
+                cited = retrieved[:1]
+                source = metrics.source_match(gold, cited, retrieved)
+                rows.append({
+                    "system": system, "setting": setting, "instance_id": instance["id"],
+                    "category": instance.get("category"), "query_type": instance.get("query_type"),
+                    "gold_sources": list(gold), "rank": metrics.gold_rank(retrieved, gold), "retrieved_urls": retrieved,
+                    "retrieved_chunk_ids": [f"c{i}" for i in range(10)], "questions_asked": len(asked),
+                    "questions": asked, "answer": answer, "citations": cited, "tier": tier,
+                    "answer_method": "extractive", "rouge_l": rng.random(), "token_f1": rng.random(),
+                    "keyword_match": metrics.keyword_match(answer, instance.get("keywords") or []),
+                    "source_match": source, "answer_correctness": None, "grounded_correctness": None,
+                    "seconds": 0.01 + rng.random() / 100, "llm_calls": 0, "llm_tokens": 0,
+                })
+            aggregate = {"system": system, "setting": setting, "skipped": None,
+                         **metrics.aggregate([{**r, "questions": r["questions_asked"]} for r in rows])}
+            if system == "urag":
+                # the runner's shape: a share per tier, and accuracy (mean source match) per tier
+                by_tier = {t: [r["source_match"] for r in rows if r["tier"] == t] for t in TIERS}
+                aggregate["tiers"] = {t: len(by_tier[t]) / len(rows) for t in TIERS}
+                aggregate["tiers"]["accuracy"] = {t: sum(v) / len(v) if v else None for t, v in by_tier.items()}
+            per_query += rows
+            aggregates.append(aggregate)
+    return FakeOutcome(per_query, aggregates, {"k": 10, "judge_model": None})
+
+
+def profile_for(config, variant: int) -> dict:
+    """A profile over whatever attributes the config's schema has, with surface forms (aliases)
+    where it has them, so canonicalization is exercised."""
+    profile = {}
+    for name, attribute in config.profile.items():
+        if isinstance(attribute, CategoricalAttribute):
+            canonical = list(attribute.values)[variant % len(attribute.values)]
+            aliases = attribute.values[canonical]
+            profile[name] = aliases[0] if aliases else canonical
+        else:
+            profile[name] = str(attribute.min + variant % (attribute.max - attribute.min + 1))
+    return profile
+
+
+def make_instances(config, n: int = 6) -> list[dict]:
+    categories, query_types = ("graduation", "scholarship"), ("formal", "first_person", "verification")
+    return [{
+        "id": f"q{i}", "query": f"질문 {i}번", "query_type": query_types[i % 3], "category": categories[i % 2],
+        "profile": profile_for(config, i), "gold_sources": [f"http://example.edu/doc/{i}"], "keywords": [f"{i}학점"],
+        "reference_answer": f"{i}학점입니다.", "intent": "retrieval",
+    } for i in range(n)]
+
+
+def write_jsonl(path: Path, instances: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in instances), encoding="utf-8")
+    return path
+
+
+def make_meta(**changes) -> store.RunMeta:
+    meta = store.RunMeta(
+        benchmark="bench.jsonl", benchmark_hash="b" * 16, instances=6, build_id="20260101T000000000000Z-aaaaaaaa",
+        annotator="rules", embedder="lsa", code_version="c0de", config_hash="cf" * 8,
+        systems=ALL_SYSTEMS, settings=("deployment", "oracle"), institution="Test College",
+        started_at=datetime.now(timezone.utc) - timedelta(seconds=5))
+    return replace(meta, **changes)
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_config()
+
+
+@pytest.fixture
+def recorded(config):
+    con = duckdb.connect()
+    outcome = fake_run_evaluation(None, make_instances(config))
+    meta = make_meta()
+    run_id = store.record_run(con, outcome=outcome, run_meta=meta)
+    yield con, outcome, meta, run_id
+    con.close()
+
+
+# --- store ----------------------------------------------------------------------------------------
+
+
+def test_schema_is_created_idempotently_and_keeps_rows(recorded):
+    con, outcome, _, run_id = recorded
+    store.ensure_schema(con)
+    store.ensure_schema(con)
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert {"eval_runs", "eval_query_results", "eval_aggregates", "intent_eval"} <= tables
+    assert con.execute("SELECT count(*) FROM eval_query_results WHERE run_id = ?", [run_id]).fetchall()[0][0] \
+        == len(outcome.per_query)
+
+
+def test_every_row_of_a_run_carries_its_lineage(recorded):
+    con, outcome, meta, run_id = recorded
+    expected = meta.lineage()
+    for table in ("eval_query_results", "eval_aggregates"):
+        lineage = con.sql(f"SELECT DISTINCT {', '.join(store.LINEAGE_FIELDS)} FROM {table} WHERE run_id = ?",
+                          params=[run_id]).pl().to_dicts()
+        assert lineage == [expected], table
+    run = store.run_info(con, run_id)
+    assert {k: run[k] for k in store.LINEAGE_FIELDS} == expected
+    assert run["systems"] == list(ALL_SYSTEMS) and run["instances"] == 6 and run["params"]["k"] == 10
+    assert run["fingerprint"] == meta.fingerprint and run["dagster_run_id"] is None
+    # the SQL a researcher writes: one system's MRR by build
+    mrr = con.execute("SELECT build_id, mrr FROM eval_aggregates "
+                      "WHERE system = 'profill' AND setting = 'oracle'").fetchall()
+    wanted = next(a["mrr"] for a in outcome.aggregates if a["system"] == "profill" and a["setting"] == "oracle")
+    assert mrr == [(meta.build_id, pytest.approx(wanted))]
+
+
+def test_aggregates_frame_round_trips_with_report_column_names(recorded):
+    con, outcome, meta, run_id = recorded
+    frame = store.aggregates_frame(con, run_id)
+    assert {"recall@1", "recall@5", "recall@10", "recall@50"} <= set(frame.columns)
+    stored = {(r["system"], r["setting"]): r for r in frame.to_dicts()}
+    assert len(stored) == len(outcome.aggregates)
+    for aggregate in outcome.aggregates:
+        row = stored[(aggregate["system"], aggregate["setting"])]
+        assert row["skipped"] == aggregate["skipped"]
+        for name in outfile.METRIC_FIELDS:
+            assert row[name] == pytest.approx(aggregate.get(name)), (aggregate["system"], name)
+        if aggregate["skipped"]:
+            assert row["n"] == 0 and row["mrr"] is None
+        if "tiers" in aggregate:
+            assert json.loads(row["tiers"]) == aggregate["tiers"]  # JSON keeps floats exactly
+    table = table1_markdown(frame)
+    assert SKIP_REASON in table and "| deployment | profill |" in table
+
+
+def test_per_query_frame_round_trips_lists_and_nulls(recorded):
+    con, outcome, _, run_id = recorded
+    frame = store.per_query_frame(con, run_id)
+    assert frame.height == len(outcome.per_query)
+    stored = {(r["system"], r["setting"], r["instance_id"]): r for r in frame.to_dicts()}
+    for row in outcome.per_query:
+        back = stored[(row["system"], row["setting"], row["instance_id"])]
+        for key in store.QUERY_COLUMNS:
+            value = row[key]
+            assert back[key] == (pytest.approx(value) if isinstance(value, float) else value), key
+    assert any(r["rank"] is None for r in frame.to_dicts())  # "not retrieved" stays NULL, not 0
+    assert "graduation" in breakdown_markdown(frame, "category")
+
+
+def test_a_run_is_written_all_or_nothing(config, monkeypatch):
+    con = duckdb.connect()
+    outcome = fake_run_evaluation(None, make_instances(config))
+    real_insert = store.insert_rows
+
+    def failing(con_, table, rows):
+        if table == "eval_aggregates":
+            raise RuntimeError("disk full")
+        real_insert(con_, table, rows)
+
+    monkeypatch.setattr(store, "insert_rows", failing)
+    with pytest.raises(RuntimeError):
+        store.record_run(con, outcome=outcome, run_meta=make_meta())
+    for table in ("eval_runs", "eval_query_results", "eval_aggregates"):
+        assert con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] == 0, table
+
+
+def test_bad_rows_are_refused_naming_the_row(config):
+    con = duckdb.connect()
+    outcome = fake_run_evaluation(None, make_instances(config))
+    duplicate = FakeOutcome(outcome.per_query + outcome.per_query[:1], outcome.aggregates)
+    with pytest.raises(ValueError, match="more than one row"):
+        store.record_run(con, outcome=duplicate, run_meta=make_meta())
+    mistyped = FakeOutcome([{**outcome.per_query[0], "rank": "first"}], outcome.aggregates)
+    with pytest.raises(ValueError, match="rank"):
+        store.record_run(con, outcome=mistyped, run_meta=make_meta())
+    with pytest.raises(ValueError, match="lineage"):
+        store.record_run(con, outcome=outcome, run_meta=make_meta(build_id=""))
+
+
+def test_latest_run_and_fingerprint_lookup(config):
+    con = duckdb.connect()
+    outcome = fake_run_evaluation(None, make_instances(config))
+    now = datetime.now(timezone.utc)
+    old = make_meta(finished_at=now - timedelta(hours=1))
+    new = make_meta(build_id="20260202T000000000000Z-bbbbbbbb", finished_at=now)
+    other = make_meta(benchmark="other.jsonl", benchmark_hash="o" * 16, finished_at=now - timedelta(minutes=1))
+    for meta in (old, new, other):
+        store.record_run(con, outcome=outcome, run_meta=meta)
+    assert store.latest_run(con)["run_id"] == new.run_id
+    assert store.latest_run(con, benchmark="other.jsonl")["run_id"] == other.run_id
+    assert store.latest_run(con, benchmark="o" * 16)["run_id"] == other.run_id
+    assert store.latest_run(con, benchmark="missing.jsonl") is None
+    assert old.fingerprint != new.fingerprint  # another build must not reuse old results
+    assert store.find_run(con, old.fingerprint) == old.run_id
+    assert store.find_run(con, make_meta(code_version="changed").fingerprint) is None
+    # the same run recorded again replaces itself
+    store.record_run(con, outcome=outcome, run_meta=old)
+    assert con.execute("SELECT count(*) FROM eval_runs").fetchall()[0][0] == 3
+    with pytest.raises(KeyError):
+        store.aggregates_frame(con, "no-such-run")
+
+
+def test_intent_report_rows(config):
+    con = duckdb.connect()
+    gold, predicted = ["greeting", "retrieval", "faq", "retrieval"], ["greeting", "faq", "faq", "retrieval"]
+    report = metrics.intent_report(gold, predicted, labels=("greeting", "ability", "faq", "smalltalk", "retrieval"))
+    meta = make_meta()
+    run_id = store.record_run(con, outcome=fake_run_evaluation(None, make_instances(config)), run_meta=meta,
+                              intent=report, intent_router="intent-logreg-x")
+    frame = store.intent_frame(con, run_id)
+    assert frame.height == 5 and set(frame["n"]) == {4}
+    retrieval = frame.filter(pl.col("intent") == "retrieval").row(0, named=True)
+    assert retrieval["recall"] == pytest.approx(0.5) and retrieval["support"] == 2
+    assert con.execute("SELECT DISTINCT build_id FROM intent_eval").fetchall() == [(meta.build_id,)]
+
+
+def test_code_version_follows_result_code_not_presentation(tmp_path):
+    for relative in ("eval/runner.py", "eval/store.py", "serving/retrieval/x.py", "serving/api/app.py",
+                     "advisor/llm/client.py", "assets/evaluation.py"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("a = 1\n")
+    base = store.evaluation_code_version(tmp_path)
+    (tmp_path / "eval/store.py").write_text("a = 2\n")
+    (tmp_path / "serving/api/app.py").write_text("a = 2\n")
+    assert store.evaluation_code_version(tmp_path) == base
+    (tmp_path / "serving/retrieval/x.py").write_text("a = 2\n")
+    assert store.evaluation_code_version(tmp_path) != base
+
+
+# --- the --out JSON -------------------------------------------------------------------------------
+
+
+def test_out_document_has_the_contract_keys_nulls_and_skips(config, tmp_path):
+    outcome = fake_run_evaluation(None, make_instances(config), systems=("bm25", "hyde", "urag"))
+    outcome.aggregates[0]["grounded_correctness"] = math.nan  # NaN is not JSON: it is "not computed"
+    document = outfile.out_document(outcome.aggregates, build_id="B", benchmark="bench.jsonl", instances=6)
+    path = outfile.write_out(tmp_path / "deep" / "out.json", document)
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    assert set(loaded) == {"build_id", "benchmark", "instances", "results"}
+    assert (loaded["build_id"], loaded["benchmark"], loaded["instances"]) == ("B", "bench.jsonl", 6)
+    assert len(loaded["results"]) == 6
+    for row in loaded["results"]:
+        assert set(outfile.RESULT_FIELDS) <= set(row)
+        if row["system"] == "hyde":
+            assert row["skipped"] == SKIP_REASON and row["n"] == 0
+            assert all(row[m] is None for m in outfile.METRIC_FIELDS)
+        else:
+            assert row["skipped"] is None and row["n"] == 6 and 0 <= row["mrr"] <= 1
+        if row["system"] == "urag":
+            assert set(row["tiers"]) == set(TIERS) and sum(row["tiers"].values()) == pytest.approx(1.0)
+            assert set(row["tier_accuracy"]) == set(TIERS)
+            assert all(a is None or 0 <= a <= 1 for a in row["tier_accuracy"].values())
+        else:
+            assert "tiers" not in row
+    assert loaded["results"][0]["grounded_correctness"] is None
+
+
+def test_out_document_refuses_a_malformed_aggregate():
+    with pytest.raises(ValueError, match="system"):
+        outfile.out_document([{"setting": "oracle", "n": 1}], build_id="B", benchmark="b", instances=1)
+    with pytest.raises(ValueError, match="mrr"):
+        outfile.out_document([{"system": "bm25", "setting": "oracle", "n": 1, "mrr": "high"}], build_id="B",
+                             benchmark="b", instances=1)
+    with pytest.raises(ValueError, match="tier"):
+        outfile.out_document([{"system": "urag", "setting": "oracle", "n": 1, "tiers": {"cache": 1.0}}],
+                             build_id="B", benchmark="b", instances=1)
+
+
+# --- benchmark files ------------------------------------------------------------------------------
+
+
+def test_benchmark_reads_and_canonicalizes_profiles(config, tmp_path):
+    instances = make_instances(config, 3)
+    path = tmp_path / "b.jsonl"
+    path.write_text("\ufeff" + json.dumps(instances[0], ensure_ascii=False) + "\n\n"
+                    + "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in instances[1:]), encoding="utf-8")
+    raw = read_benchmark(path)
+    assert [i["id"] for i in raw] == ["q0", "q1", "q2"] and raw[0]["profile"] == instances[0]["profile"]
+    checked = read_benchmark(path, config.profile)
+    for instance in checked:
+        for name, value in instance["profile"].items():
+            attribute = config.profile[name]
+            if isinstance(attribute, CategoricalAttribute):
+                assert value in attribute.values
+            else:
+                assert isinstance(value, int) and attribute.min <= value <= attribute.max
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ('{"id": "b", "query": "q", "gold_sources": ["u"]', "not valid JSON"),
+    ('{"id": "b", "query": "q"}', "gold_sources"),
+    ('{"id": "b", "query": "q", "gold_sources": "http://x/"}', "gold_sources"),
+    ('{"id": "b", "query": "q", "gold_sources": []}', "gold_sources"),
+    ('{"id": "b", "query": "", "gold_sources": ["u"]}', "query"),
+    ('{"id": "b", "query": "q", "gold_sources": ["u"], "keywords": [""]}', "keywords[0]"),
+    ('{"id": "b", "query": "q", "gold_sources": ["u"], "intent": "chitchat"}', "intent"),
+    ('["id", "query"]', "JSON object"),
+    ('{"id": "a", "query": "q", "gold_sources": ["u"]}', "duplicate id 'a' (first on line 1)"),
+])
+def test_bad_benchmark_lines_are_named(tmp_path, line, fragment):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "a", "query": "q", "gold_sources": ["u"]}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(BenchmarkError) as error:
+        read_benchmark(path)
+    assert f"{path}:2:" in str(error.value) and fragment in str(error.value)
+    assert error.value.line == 2
+
+
+def test_unknown_profile_attribute_names_the_line_and_instance(config, tmp_path):
+    instances = make_instances(config, 3)
+    instances[2]["profile"]["shoe_size"] = 270
+    path = write_jsonl(tmp_path / "b.jsonl", instances)
+    read_benchmark(path)  # the format alone is fine
+    with pytest.raises(BenchmarkError) as error:
+        read_benchmark(path, config.profile)
+    assert f"{path}:3:" in str(error.value) and "'q2'" in str(error.value) and "shoe_size" in str(error.value)
+    name, attribute = next((n, a) for n, a in config.profile.items() if isinstance(a, CategoricalAttribute))
+    instances[2]["profile"] = {name: "no-such-value"}
+    with pytest.raises(BenchmarkError, match=f"profile.{name}"):
+        read_benchmark(write_jsonl(tmp_path / "c.jsonl", instances), config.profile)
+
+
+def test_benchmark_file_errors_and_hash(tmp_path):
+    with pytest.raises(BenchmarkError, match="not found"):
+        read_benchmark(tmp_path / "missing.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    with pytest.raises(BenchmarkError, match="no instances"):
+        read_benchmark(empty)
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes('{"id": "é"}'.encode("latin-1"))
+    with pytest.raises(BenchmarkError, match="UTF-8"):
+        read_benchmark(latin)
+    one_line = tmp_path / "a.jsonl"
+    one_line.write_text('{"id": "a", "query": "q", "gold_sources": ["u"]}\n')
+    first = benchmark_hash(one_line)
+    assert benchmark_hash(one_line) == first and len(first) == 16
+    one_line.write_text('{"id": "a", "query": "q2", "gold_sources": ["u"]}\n')
+    assert benchmark_hash(one_line) != first
+
+
+# --- advisor eval, end to end on a copy of the demo warehouse -------------------------------------
+
+
+@pytest.fixture
+def fake_runner(monkeypatch):
+    """Replaces eval.runner.run_evaluation (installing a stand-in module if the runner is absent)
+    and records how it was called."""
+    try:
+        import eval.runner as runner
+    except ImportError:
+        runner = types.ModuleType("eval.runner")
+        runner.SYSTEMS, runner.SETTINGS = ALL_SYSTEMS, ("deployment", "oracle")
+        monkeypatch.setitem(sys.modules, "eval.runner", runner)
+    calls = []
+
+    def run(advisor, instances, systems=ALL_SYSTEMS, settings=("deployment", "oracle"), **kwargs):
+        calls.append({"build_id": advisor.build_id, "instances": instances, "systems": tuple(systems),
+                      "settings": tuple(settings), **kwargs})
+        return fake_run_evaluation(advisor, instances, systems, settings, **kwargs)
+
+    monkeypatch.setattr(runner, "run_evaluation", run, raising=False)
+    return calls
+
+
+@pytest.fixture
+def warehouse_copy(demo_warehouse, tmp_path):
+    """The demo build and lakehouse copied, so these tests' writes stay theirs."""
+    root = tmp_path / "warehouse"
+    root.mkdir()
+    shutil.copytree(demo_warehouse.builds, root / "builds")
+    shutil.copy2(demo_warehouse.root / "lakehouse.duckdb", root / "lakehouse.duckdb")
+    return root
+
+
+def run_eval(argv, capsys):
+    from advisor.cli import main
+
+    code = main(["eval", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
+    config = demo_warehouse.config()
+    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(config, 5))
+    out = tmp_path / "out" / "results.json"
+    code, stdout, err = run_eval(["--benchmark", str(benchmark), "--systems", "bm25,hyde,profill,urag",
+                                  "--out", str(out), "--config", str(demo_warehouse.config_path),
+                                  "--warehouse", str(warehouse_copy)], capsys)
+    assert code == 0, err
+    build_id = (warehouse_copy / "builds" / "LATEST").read_text().strip()
+    # the runner got the build, the canonical profiles and the requested systems and settings
+    (call,) = fake_runner
+    assert call["build_id"] == build_id and call["systems"] == ("bm25", "hyde", "profill", "urag")
+    assert call["settings"] == ("deployment", "oracle") and call["llm_client"] is None
+    assert all(v in config.profile[n].values for i in call["instances"] for n, v in i["profile"].items()
+               if isinstance(config.profile[n], CategoricalAttribute))
+    # Table 1 on stdout, with the skipped system's reason
+    assert "| setting | system | MRR |" in stdout and "| oracle | profill |" in stdout and SKIP_REASON in stdout
+    # --out
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["build_id"] == build_id and document["instances"] == 5 and document["benchmark"] == str(benchmark)
+    assert {(r["system"], r["setting"]) for r in document["results"]} == \
+        {(s, t) for s in ("bm25", "hyde", "profill", "urag") for t in ("deployment", "oracle")}
+    # the lakehouse
+    con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True)
+    try:
+        run = store.latest_run(con, benchmark=str(benchmark))
+        assert run["run_id"] == document["run_id"] and run["build_id"] == build_id
+        assert run["benchmark_hash"] == benchmark_hash(benchmark) and run["config_hash"] == config.fingerprint()
+        assert run["embedder"] and run["annotator"]
+        per_query = store.per_query_frame(con, run["run_id"])
+        assert per_query.height == 5 * 3 * 2  # hyde skipped: no rows
+        annotator = con.execute("SELECT annotator FROM index_builds WHERE build_id = ?", [build_id]).fetchall()
+        assert annotator == [(run["annotator"],)]  # joins back to the build it evaluated
+    finally:
+        con.close()
+
+
+def test_advisor_eval_unknown_system_exits_2_naming_it(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
+    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(demo_warehouse.config(), 2))
+    code, stdout, err = run_eval(["--benchmark", str(benchmark), "--systems", "bm25,bm99,gpt", "--warehouse",
+                                  str(warehouse_copy), "--config", str(demo_warehouse.config_path)], capsys)
+    assert code == 2 and "bm99" in err and "gpt" in err and stdout == ""
+    code, _, err = run_eval(["--benchmark", str(benchmark), "--settings", "oracle,lab", "--warehouse",
+                             str(warehouse_copy), "--config", str(demo_warehouse.config_path)], capsys)
+    assert code == 2 and "lab" in err
+    assert not fake_runner
+
+
+def test_advisor_eval_without_a_build_exits_1(demo_warehouse, fake_runner, tmp_path, capsys):
+    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(demo_warehouse.config(), 2))
+    code, stdout, err = run_eval(["--benchmark", str(benchmark), "--warehouse", str(tmp_path / "empty")], capsys)
+    assert code == 1 and "advisor materialize" in err and not fake_runner
+
+
+def test_advisor_eval_bad_benchmark_exits_2_naming_the_line(demo_warehouse, warehouse_copy, fake_runner, tmp_path,
+                                                            capsys):
+    config = demo_warehouse.config()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "query": "q", "gold_sources": ["u"]}\n{"id": "b", "query": "q"}\n', encoding="utf-8")
+    common = ["--warehouse", str(warehouse_copy), "--config", str(demo_warehouse.config_path)]
+    code, _, err = run_eval(["--benchmark", str(bad), *common], capsys)
+    assert code == 2 and f"{bad}:2:" in err and "gold_sources" in err
+    instances = make_instances(config, 2)
+    instances[1]["profile"] = {"shoe_size": 270}
+    code, _, err = run_eval(["--benchmark", str(write_jsonl(tmp_path / "p.jsonl", instances)), *common], capsys)
+    assert code == 2 and ":2:" in err and "shoe_size" in err
+    assert not fake_runner
+
+
+def test_advisor_eval_on_a_locked_lakehouse_says_so(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
+    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(demo_warehouse.config(), 2))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
+         "sys.stdin.readline()", str(warehouse_copy / "lakehouse.duckdb")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        code, _, err = run_eval(["--benchmark", str(benchmark), "--warehouse", str(warehouse_copy),
+                                 "--config", str(demo_warehouse.config_path)], capsys)
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert code == 1 and "locked" in err and not fake_runner
+
+
+# --- the assets -----------------------------------------------------------------------------------
+
+
+def materialize_evaluation(warehouse: Path, config_path: Path):
+    from dagster import DagsterInstance, Definitions, in_process_executor
+
+    from assets.evaluation import evaluation, evaluation_report
+    from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+
+    defs = Definitions(
+        assets=[evaluation, evaluation_report],
+        resources={"institution": InstitutionResource(config_path=str(config_path)),
+                   "warehouse": WarehouseResource(path=str(warehouse)), "llm": LLMResource()},
+        executor=in_process_executor,
+    )
+    job = defs.resolve_implicit_global_asset_job_def()
+    result = job.execute_in_process(instance=DagsterInstance.ephemeral(), raise_on_error=False)
+    assert result.success, [e.message for e in result.all_events if e.is_failure]
+    return {e.asset_key.to_user_string(): e.step_materialization_data.materialization.metadata
+            for e in result.get_asset_materialization_events()}
+
+
+def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_copy, fake_runner):
+    from assets.evaluation import OFFLINE_SYSTEMS
+
+    config = demo_warehouse.config()
+    benchmark = warehouse_copy / "benchmarks" / "qa.jsonl"
+    benchmark.parent.mkdir()
+    write_jsonl(benchmark, make_instances(config, 4))
+
+    first = materialize_evaluation(warehouse_copy, demo_warehouse.config_path)
+    run_id = first["evaluation"]["eval_run_id"].value
+    assert first["evaluation"]["reused"].value is False
+    assert "| deployment | profill |" in first["evaluation"]["table1"].value
+    assert fake_runner[0]["systems"] == OFFLINE_SYSTEMS and fake_runner[0]["llm_client"] is None
+    report = Path(first["evaluation_report"]["report_path"].value)
+    assert report.parent == warehouse_copy / "reports" / run_id and report.is_file()
+    assert "Intent routing" in first["evaluation_report"]["report"].value
+    assert all(Path(v.value).is_file() for k, v in first["evaluation_report"].items() if k.startswith("chart_"))
+
+    con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True)
+    try:
+        run = store.run_info(con, run_id)
+        assert run["dagster_run_id"] and run["instances"] == 4
+        assert store.per_query_frame(con, run_id).height == 4 * len(OFFLINE_SYSTEMS) * 2
+        intents = store.intent_frame(con, run_id)
+        test_split = con.execute("SELECT count(*) FROM intent_examples WHERE split = 'test'").fetchall()[0][0]
+        assert intents.height > 0 and set(intents["n"]) == {test_split}
+        assert con.execute("SELECT count(*) FROM materializations WHERE asset IN ('evaluation', 'evaluation_report')"
+                           ).fetchall()[0][0] == 2
+    finally:
+        con.close()
+
+    # nothing changed: the run is reused, the systems are not run again
+    second = materialize_evaluation(warehouse_copy, demo_warehouse.config_path)
+    assert second["evaluation"]["reused"].value is True and second["evaluation"]["eval_run_id"].value == run_id
+    assert len(fake_runner) == 1
+    # a changed benchmark is a new run
+    write_jsonl(benchmark, make_instances(config, 3))
+    third = materialize_evaluation(warehouse_copy, demo_warehouse.config_path)
+    assert third["evaluation"]["eval_run_id"].value != run_id and len(fake_runner) == 2
+    assert Path(third["evaluation_report"]["report_path"].value).parent.name == third["evaluation"]["eval_run_id"].value
