@@ -22,6 +22,7 @@ import json
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
@@ -71,6 +72,10 @@ class Advisor:
         self.params = params_from(build.manifest.get("lineage", {}).get("retrieval"))
         self._tokenizer = tokenizer  # one Kiwi per process; it serializes its own calls (thread-safe)
         self.retriever = Retriever(build, tokenizer.content_morphemes, self.params)
+        # A message is read (Kiwi) and embedded once, however many tiers and turns look at it; per
+        # Advisor, so a build swap (a new embedder) never reuses an old vector.
+        self._message_terms = lru_cache(maxsize=1024)(self._read_message)
+        self._faq_vector = lru_cache(maxsize=1024)(self._embed_message)
         self.llm_client = llm_client
         self.router = router or IntentRouter()
         self.faq_store = faq_store
@@ -225,10 +230,17 @@ class Advisor:
         """Tier 2 needs real evidence: a selected chunk must contain one of the question's key words
         (nouns, names, numbers), not only share its sentence frame or be a semantic neighbour. A
         question with no key words at all needs a lexical (BM25) match."""
-        words = self._tokenizer.key_words([message])[0]
+        words = self._message_terms(message)[1]
         if not words:
             return any(chunk.bm25_rank is not None for chunk in evidence)
         return any(word in f"{chunk.title or ''} {chunk.text}".lower() for chunk in evidence for word in words)
+
+    def _read_message(self, message: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(content morphemes, key words) of a message."""
+        return (tuple(self._tokenizer.content_morphemes([message])[0]), tuple(self._tokenizer.key_words([message])[0]))
+
+    def _embed_message(self, message: str):
+        return self.build.embedder.embed([message], [list(self._message_terms(message)[0])])[0]
 
     def _unsettled(self, applies_to: Mapping, session: Session) -> list[str]:
         return [n for n in self.schema if applies_to.get(n) is not None and not session.settled(n)]
@@ -239,10 +251,9 @@ class Advisor:
         threshold = self.thresholds.get("faq_threshold")
         if self.faq_store is None or threshold is None:
             return []
-        tokens = self._tokenizer.content_morphemes([pending.message])
-        vector = self.build.embedder.embed([pending.message], tokens)[0]
-        matches = self.faq_store.search(vector, session.known, k=self.settings.faq_candidates,
-                                        query_tokens=self._tokenizer.key_words([pending.message])[0])
+        matches = self.faq_store.search(self._faq_vector(pending.message), session.known,
+                                        k=self.settings.faq_candidates,
+                                        query_tokens=self._message_terms(pending.message)[1])
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         return [m for m in matches if m.score >= threshold]
