@@ -97,6 +97,20 @@ def test_dataset_on_another_institution_splits_by_source_and_lets_faq_win(other_
     assert build_intent_examples(other_config, OTHER_FAQ, OTHER_DOCUMENTS) == examples
 
 
+def test_dataset_does_not_depend_on_the_host_the_site_is_served_from(other_config):
+    # the demo college is served on a free port in every run; a mirror or staging copy has another
+    # host: the same pages must give the same examples and the same train/test split
+    def moved(url: str) -> str:
+        return url.replace("https://westbrook.example", "http://127.0.0.1:51234")
+
+    here = build_intent_examples(other_config, OTHER_FAQ, OTHER_DOCUMENTS)
+    there = build_intent_examples(other_config, [(q, moved(u)) for q, u in OTHER_FAQ],
+                                  [{**d, "doc_url": moved(d["doc_url"])} for d in OTHER_DOCUMENTS])
+    assert [(e.text, e.intent, e.split) for e in here] == [(e.text, e.intent, e.split) for e in there]
+    assert {e.source_url for e in there if e.source_url} <= {moved(u) for u in
+                                                            [u for _, u in OTHER_FAQ] + [d["doc_url"] for d in OTHER_DOCUMENTS]}
+
+
 def test_faq_rewrites_keep_the_question_and_change_its_form():
     rewrites = intent_data.faq_rewrites("국가고시 응시 자격은 어떻게 되나요?", "u", [])
     assert rewrites and all("국가고시" in r for r in rewrites)

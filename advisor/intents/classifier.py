@@ -29,7 +29,7 @@ from threadpoolctl import ThreadpoolController
 
 from advisor.intents import INTENTS, coarse
 from advisor.intents.dataset import IntentExample
-from advisor.intents.seeds import stable_hash
+from advisor.intents.seeds import site_key, stable_hash
 from advisor.versioning import code_version
 
 MODEL_FILE = "intent_classifier.joblib"
@@ -212,7 +212,7 @@ def _validation_split(examples: list[IntentExample]) -> tuple[list[IntentExample
     fit, held = [], []
     for e in examples:
         key = e.source_url or e.text
-        (held if stable_hash("validation|" + key) % 100 < VALIDATION_PERCENT else fit).append(e)
+        (held if stable_hash("validation|" + site_key(key)) % 100 < VALIDATION_PERCENT else fit).append(e)
     return fit, held
 
 

@@ -27,7 +27,7 @@ import duckdb
 
 from advisor.config import InstitutionConfig
 from advisor.intents import INTENTS, seeds
-from advisor.intents.seeds import stable_hash
+from advisor.intents.seeds import site_key, stable_hash
 from advisor.lakehouse import insert_rows, scalar, transaction
 from advisor.versioning import code_version
 
@@ -109,7 +109,7 @@ def example_id(text: str, intent: str) -> str:
 
 def split_for(key: str) -> str:
     """test for a stable ~TEST_PERCENT % of keys (source URLs, seed forms), train otherwise."""
-    return "test" if stable_hash("split|" + key) % 100 < TEST_PERCENT else "train"
+    return "test" if stable_hash("split|" + site_key(key)) % 100 < TEST_PERCENT else "train"
 
 
 def _checked_faq(faq_questions: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -158,7 +158,7 @@ def faq_rewrites(question: str, source_url: str, names: Sequence[str] = ()) -> l
     """Light rule rewrites of one FAQ question: ending / register changes, the question mark
     dropped, "~는 어떻게 되나요" <-> "~ 알려주세요", a keyword-only form; some with a greeting or a
     smalltalk opener in front (hard negatives for the greeting class). Deterministic per source."""
-    rng = random.Random(stable_hash("faq|" + source_url + "|" + question))
+    rng = random.Random(stable_hash("faq|" + site_key(source_url) + "|" + question))
     options = [text for text in _ending_swaps(question) if text != question]
     if question.endswith(("?", "？")):
         options.append(question.rstrip("?？ "))
@@ -218,7 +218,7 @@ def _opened(question: str, source_url: str, names: Sequence[str], rng: random.Ra
     """Sometimes the question again behind a greeting or a smalltalk opener."""
     out = []
     for kind, openers in (("greeting", seeds.GREETING_OPENERS), ("smalltalk", seeds.SMALLTALK_OPENERS)):
-        if stable_hash(f"{kind}|{source_url}|{question}") % 100 < OPENER_PERCENT[kind]:
+        if stable_hash(f"{kind}|{site_key(source_url)}|{question}") % 100 < OPENER_PERCENT[kind]:
             opener = rng.choice(openers)
             out.append(rng.choice(seeds.fill_institution(opener, names)) + question)
     return out
@@ -309,7 +309,7 @@ KEYWORD_FRAMES = ("{x}", "{x} 알려줘", "{x} 관련 문의", "{x} 어떻게?",
 def document_questions(topic: DocumentTopic, names: Sequence[str] = ()) -> list[str]:
     """Questions a student might ask that this document answers: from its title (a formal and a
     first-person one), its headings, and its keywords; frames drawn per document (seeded)."""
-    rng = random.Random(stable_hash("doc|" + topic.doc_url))
+    rng = random.Random(stable_hash("doc|" + site_key(topic.doc_url)))
     title = topic_phrase(topic.title)
     questions = []
     if title:
@@ -324,7 +324,7 @@ def document_questions(topic: DocumentTopic, names: Sequence[str] = ()) -> list[
     keywords = [k for k in topic.keywords if len(k) >= 2 and not k.isdigit() and k not in GENERIC_KEYWORDS][:3]
     if len(keywords) >= 2:
         questions.append(rng.choice(KEYWORD_FRAMES).format(x=" ".join(rng.sample(keywords, 2))))
-    if title and names and stable_hash("inst|" + topic.doc_url) % 100 < 10:
+    if title and names and stable_hash("inst|" + site_key(topic.doc_url)) % 100 < 10:
         # the institution's name also appears in real questions, not only in greetings
         questions.append(_framed(f"{rng.choice(list(names))} {title}", FORMAL_FRAMES, rng))
     if questions:

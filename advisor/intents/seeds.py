@@ -20,6 +20,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 # variants kept per hand-written form: enough variety, and no form (nor the many smalltalk forms)
 # dominates the dataset
@@ -164,6 +165,29 @@ ENGLISH_INFO_QUESTIONS = (
     "What scholarships are there for international students?", "How do I apply for graduation?",
     "Can I change my name on my student record?", "When is the tuition payment deadline?",
     "What are the office hours of the academic affairs team?", "How do I apply for a minor?",
+    # first-person requests and "what if" cases: in English they share words with greetings and
+    # ability questions ("I want to ...", "can you ..."), so the retrieval side needs its own
+    "I want to drop a course after the deadline", "I'd like to extend my leave of absence",
+    "I need a certificate of enrollment in English", "I want to switch my double major to a minor",
+    "I'd like to cancel my course registration", "I lost my student ID card, what now?",
+    "I want to update my address in the student record", "I need to defer my tuition payment",
+    "I'd like to apply for early graduation", "I want to withdraw from the university",
+    "What if I fail a required course in my last semester?", "What if I can't attend the final exam?",
+    "What if my GPA falls below the probation line?", "What if I miss the return-to-school application?",
+    "What happens if I don't meet the English requirement?", "What if two of my classes are at the same time?",
+    "I'm studying abroad next semester, how do my credits transfer?", "I'm a transfer student, which credits count?",
+    "I'm on academic probation, how many credits can I take?", "I'm back from military service, how do I re-enroll?",
+    "Do I have to take chapel or general education courses?", "Does an internship count toward major credits?",
+    "Can I take more than 21 credits this semester?", "Can I graduate without a thesis?",
+    "Is there a fee for a reissued diploma?", "How do I apply for a refund of my tuition?",
+    "How do I get an official transcript sent abroad?", "How do I register for summer session courses?",
+    "Where do I submit my medical certificate for an absence?", "Who approves a course substitution?",
+    "When are grades posted?", "When can I appeal my grade?", "How is my GPA calculated?",
+    "How do I book an appointment with my academic advisor?", "How long can I stay on leave?",
+    "My scholarship was cancelled, can I appeal?", "My name is wrong on my diploma",
+    "Course registration system shows an error for prerequisites", "Required courses for the class of 2022",
+    "Graduation requirements for a single major", "deadline to apply for a double major",
+    "minimum credits per semester", "rules for retaking a course", "how to get a student loan",
 )
 
 
@@ -269,6 +293,15 @@ def _unique(seeds: list[Seed]) -> list[Seed]:
 def stable_hash(text: str) -> int:
     """A hash that does not change between processes (Python's str hash is salted)."""
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def site_key(url_or_text: str) -> str:
+    """A URL without its scheme and host, for hashing: the same site served from another host or
+    port (a mirror, a staging copy, the demo on a free port) must get the same splits and draws."""
+    parts = urlsplit(url_or_text)
+    if not (parts.scheme and parts.netloc):
+        return url_or_text
+    return urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
 
 
 def _tidy(text: str) -> str:
