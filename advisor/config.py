@@ -145,6 +145,8 @@ class RetrievalSettings(_Strict):
     candidates: Annotated[int, Field(gt=0)] = 100
     dense_exact: bool = True
     time_words: tuple[str, ...] | None = None  # None: the built-in Korean/English list
+    specificity: bool = True  # soft augmentation's ranking of documents written for the student
+    prefix_in_bm25: bool = False  # True: the paper's profile prefix in both searches, not dense only
 
 
 class CategoricalAttribute(_Strict):

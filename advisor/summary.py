@@ -47,6 +47,23 @@ def print_run_summary(result, warehouse: Path, seconds: float) -> None:
     console.print(f"  lakehouse  {warehouse / LAKEHOUSE_FILE}   (duckdb -readonly {warehouse / LAKEHOUSE_FILE})")
     console.print(f"  raw bytes  {warehouse / 'raw'}   ({n_raw} files, {raw_bytes / 1e6:.1f} MB)")
     console.print(f"  dagster    {warehouse / 'dagster'}   (run history; `make ui` shows it)")
+    evaluated = {asset: json.loads(metadata or "{}") for asset, *_, metadata in rows}
+    if evaluated.get("evaluation", {}).get("eval_run_id"):
+        _print_table1(warehouse, evaluated["evaluation"]["eval_run_id"], evaluated.get("evaluation_report", {}))
+
+
+def _print_table1(warehouse: Path, run_id: str, report: dict) -> None:
+    """The paper's Table 1 layout for the run the evaluation asset stands for, last: it is what
+    `make demo` is for."""
+    from eval.reports import table1_markdown
+    from eval.store import aggregates_frame
+
+    with connect(warehouse) as con:
+        table = table1_markdown(aggregates_frame(con, run_id))
+    console.print(f"\n[bold]Table 1[/bold] (evaluation run {run_id}; SQL: eval_aggregates, eval_query_results)")
+    print(table)  # plain Markdown, pasteable
+    if report.get("report_path"):
+        console.print(f"report with the ablations, breakdowns and charts: {report['report_path']}", highlight=False)
 
 
 def _notes(metadata: dict) -> str:

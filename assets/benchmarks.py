@@ -1,6 +1,7 @@
 """Evaluation stage: the QA benchmark synthesized from the latest index build's annotated chunks
 (interfaces.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
 
+from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -13,11 +14,11 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
 from assets.lineage import record_lineage
-from eval import benchmark
-from pipelines.resources import InstitutionResource, WarehouseResource
+from eval import benchmark, llm_benchmark
+from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "evaluation"
-BENCHMARK_CODE = code_version(benchmark)
+BENCHMARK_CODE = code_version(benchmark, llm_benchmark)
 
 
 @asset(
@@ -27,17 +28,30 @@ BENCHMARK_CODE = code_version(benchmark)
     "its expected keyword, validated against the index build; the profile never appears in the question.",
 )
 def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResource,
-                 warehouse: WarehouseResource) -> MaterializeResult:
+                 warehouse: WarehouseResource, llm: LLMResource) -> MaterializeResult:
     config = institution.load()
     started = datetime.now(timezone.utc)
     progress.report("qa_benchmark", "synthesizing the QA benchmark from the latest build")
     build = load_build(latest_build_dir(Path(warehouse.root) / BUILDS_DIR))
-    report = benchmark.write_benchmark(warehouse.root, build, config, tokenizer_for(config).split_sentences,
-                                       code=BENCHMARK_CODE)
+    with ExitStack() as stack:
+        rewrite, rewriter = None, ""
+        if llm.configured():  # the questions and reference answers in an LLM's words
+            client, con = stack.enter_context(llm.client()), stack.enter_context(warehouse.connect())
+            rewriter = f"{client.model}|{llm_benchmark.PROMPT_VERSION}"
+
+            def rewrite(instances):
+                passages = _passages(build)
+                written, task, outcome = llm_benchmark.rewrite_with_llm(instances, passages, build.schema, client, con)
+                task.record_usage(context.run_id, "qa_benchmark")
+                return written, outcome
+
+        report = benchmark.write_benchmark(warehouse.root, build, config, tokenizer_for(config),
+                                           code=BENCHMARK_CODE, rewrite=rewrite, rewriter=rewriter)
     metadata = {
         "dagster/row_count": report["instances"], "path": MetadataValue.path(report["path"]),
         "build_id": report["build_id"], "benchmark_hash": report["benchmark_hash"], "written": report["written"],
         "profiles": report["profiles"], "categories": MetadataValue.json(report["categories"]),
+        "written_by": MetadataValue.json(report.get("rewritten") or {"template": report["instances"]}),
     }
     with warehouse.connect() as con:
         record_lineage(context, con, config, asset="qa_benchmark", started_at=started, code_version=BENCHMARK_CODE,
@@ -45,3 +59,9 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
                        counts={"rows_added": report["instances"] if report["written"] else 0},
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)
+
+
+def _passages(build) -> dict[str, str]:
+    """Chunk id -> text, for the LLM's reference answers."""
+    return {chunk_id: text for collection in build.collections.values()
+            for chunk_id, text in zip(collection.chunk_ids, collection.chunks["text"].to_list())}

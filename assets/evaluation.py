@@ -64,6 +64,16 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
     benchmark = warehouse.root / BENCHMARK_FILE
     if not benchmark.is_file():
         raise Failure(f"no benchmark at {benchmark}: materialize qa_benchmark first")
+    if not benchmark.read_text(encoding="utf-8").strip():
+        # an institution whose documents state no profile-dependent facts: nothing to evaluate on
+        # (outside benchmarks still run through `advisor eval --benchmark`); not a failure
+        reason = "the synthesized benchmark has no instances (no profile-dependent facts in the corpus)"
+        context.log.warning(reason)
+        with warehouse.connect() as con:
+            record_lineage(context, con, institution_config, asset="evaluation", started_at=started,
+                           code_version=EVALUATION_CODE, upstream=["qa_benchmark", "index_build"], row_count=0,
+                           counts={}, metadata={"skipped": reason})
+        return MaterializeResult(metadata={"skipped": reason})
 
     from eval import runner  # lazily: the systems pull in the whole serving stack
     from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
@@ -186,7 +196,11 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
         run_id = scalar(con, "SELECT json_extract_string(metadata, '$.eval_run_id') FROM materializations "
                              "WHERE asset = 'evaluation' ORDER BY finished_at DESC LIMIT 1")
         if run_id is None:
-            raise Failure("no evaluation has been materialized yet: materialize evaluation first")
+            skipped = scalar(con, "SELECT json_extract_string(metadata, '$.skipped') FROM materializations "
+                                  "WHERE asset = 'evaluation' ORDER BY finished_at DESC LIMIT 1")
+            if skipped is None:
+                raise Failure("no evaluation has been materialized yet: materialize evaluation first")
+            return MaterializeResult(metadata={"skipped": f"no evaluation run to report: {skipped}"})
         run = eval_store.run_info(con, run_id)
         aggregates, per_query = aggregates_frame(con, run_id), per_query_frame(con, run_id)
         intents = intent_frame(con, run_id)

@@ -5,13 +5,18 @@ institution's build gives a benchmark the same way.
 - Profiles: (first categorical attribute x cohort period) combinations x grades, the other
   attributes varied with a seeded RNG. Cohort periods are where the chunks' cohort ranges change
   (curriculum revisions), so the combinations meet different documents.
-- Categories: documents that apply only to some students, grouped by their title with every
-  profile mention taken out ("2021–2022학년도 입학생 컴퓨터학과 졸업요건" -> "졸업요건"); the most
-  common groups, by number of documents, are the advising categories.
-- Instances: per profile and category, the most specific chunk of that category that applies to
-  the profile is the gold source; its answer is a fact with a number and a unit ("65학점") on a
-  line that applies to the profile; the question asks for it in three ways (formal, first person,
-  a yes/no check with a true or false premise) without ever naming the profile.
+- Categories: what students ask whose answer depends on who asks. A fact is a quantity with a unit
+  on a line of a profile-limited document ("전공필수 | 21학점"), named by its aspect (the row's
+  label or the sentence's section: "전공필수"). A category is an (aspect, unit) published in several
+  near-duplicate documents for different students; categories are ranked by how many profiles
+  have an answer, then by how many different answers there are, then by documents. Its topic in
+  the questions is the document family (the title without profile words: "졸업요건") most of its
+  documents share, so the question says nothing about whose document it is.
+- Instances: per profile and category, the most specific chunk holding a fact of the category that
+  applies to the profile is the gold source; other sources that apply to the profile and state
+  the same fact on one line (an FAQ entry repeating a requirement page) are listed after it as
+  equally correct. The question asks for the fact in three ways (formal, first person, a yes/no
+  check with a true or false premise) without ever naming the profile.
 - Validation: the gold chunk is in the build and holds the keyword; a question that names a
   profile value is dropped.
 """
@@ -21,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -37,7 +42,7 @@ FAQ_KIND = "faq"
 # Quantities an advising answer turns on; years and dates are left out (they are what a cohort or a
 # notice is, not what a student asks for), as are bare numbers.
 _FACT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(학점|과목|학기|개월|시간|%|점|명|만\s?원|회)")
-_NOISE = re.compile(r"제\s*\d+\s*[조항장절]|\d{2,4}\s*[–~-]\s*\d{2,4}|\d+|학년도|입학생|입학자|학번|이후|이전|까지|부터|대상"
+_NOISE = re.compile(r"\[[^\]]*\]|제\s*\d+\s*[조항장절]|\d{2,4}\s*[–~-]\s*\d{2,4}|\d+\s*(?:학년도|학년|학기|년|월|일|차)|\d+|학년도|입학생|입학자|학번|이후|이전|까지|부터|대상"
                     r"|[()\[\]{}<>:|·,./–~-]")
 _LEADING_PARTICLE = re.compile(r"^(?:의|및|과|와|에|을|를|은|는|이|가|도)\s+")
 
@@ -60,6 +65,8 @@ def profiles(build: IndexBuild, combos: int = 15, grades: int = 4, seed: int = 0
     values = list(schema[primary].values) if primary else [None]
     periods = cohort_periods(build, cohort) if cohort else [None]
     grid = [(v, p) for p in periods for v in values]
+    published = _published_combinations(build, primary, cohort)
+    grid = [combo for combo in grid if combo in published] or grid  # a department x cohort with its own documents
     chosen = [grid[round(j * len(grid) / combos)] for j in range(min(combos, len(grid)))]
     grade_values = _spread(schema[grade].min, schema[grade].max, grades) if grade else [None]
     rng = random.Random(seed)
@@ -80,6 +87,21 @@ def profiles(build: IndexBuild, combos: int = 15, grades: int = 4, seed: int = 0
                     profile[name] = rng.randint(attribute.min, attribute.max)
             result.append({k: v for k, v in profile.items() if v is not None})
     return result
+
+
+def _published_combinations(build: IndexBuild, primary: str | None, cohort: str | None) -> set[tuple]:
+    """(primary value, cohort period) pairs some chunk is limited to both of: a department did not
+    exist before it was founded, and its students would have no documents of their own."""
+    if primary is None or cohort is None:
+        return set()
+    periods = cohort_periods(build, cohort)
+    found = set()
+    for collection in build.collections.values():
+        for applies_to in collection.applies_to:
+            values, span = applies_to.get(primary), applies_to.get(cohort)
+            if values and span:
+                found.update((v, p) for v in values for p in periods if span[0] <= p <= span[1])
+    return found
 
 
 def cohort_periods(build: IndexBuild, cohort: str) -> list[int]:
@@ -132,45 +154,76 @@ def _chunks(build: IndexBuild) -> list[dict]:
     return rows
 
 
-def categories(chunks: Sequence[dict], words: Sequence[str], n: int) -> list[str]:
-    """The n categories whose documents differ most by whom they apply to: the number of distinct
-    applicability patterns first (a requirement published per department x cohort x major type is
-    exactly where a profile-blind answer goes wrong), then the number of documents."""
-    documents: dict[str, set[str]] = defaultdict(set)
-    patterns: dict[str, set[str]] = defaultdict(set)
+@dataclass(frozen=True)
+class Category:
+    aspect: str  # "전공필수"
+    unit: str  # "학점"
+    topic: str  # the document family most of its documents belong to ("졸업요건")
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic} · {self.aspect}" if self.topic and self.topic != self.aspect else self.aspect
+
+
+def _profile_limited(chunk: dict) -> bool:
+    return chunk["kind"] != FAQ_KIND and any(v is not None for v in chunk["applies_to"].values())
+
+
+def candidate_categories(facts_by_chunk: Mapping[str, list["Fact"]], chunks: Sequence[dict],
+                         words: Sequence[str]) -> list[tuple[Category, int, int]]:
+    """(category, distinct answers, documents) for every (aspect, unit) stated in at least two
+    profile-limited documents: near-duplicates that answer differently for different students."""
+    values: dict[tuple[str, str], set[str]] = defaultdict(set)
+    documents: dict[tuple[str, str], set[str]] = defaultdict(set)
+    families: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     for chunk in chunks:
-        if chunk["kind"] != FAQ_KIND and any(v is not None for v in chunk["applies_to"].values()):
-            name = category_of(chunk["title"], words)
-            if len(name) >= 2:
-                documents[name].add(chunk["doc_url"])
-                patterns[name].add(repr(sorted(chunk["applies_to"].items())))
-    ranked = sorted(documents, key=lambda c: (-len(patterns[c]), -len(documents[c]), c))
-    return ranked[:n]
+        for fact in facts_by_chunk.get(chunk["chunk_id"], ()):
+            key = (fact.aspect, fact.unit)
+            values[key].add(fact.value)
+            documents[key].add(chunk["doc_url"])
+            families[key][chunk["doc_url"]] = category_of(chunk["title"], words)
+    found = []
+    for key, urls in documents.items():
+        if len(urls) < 2:
+            continue  # one document for everyone: nothing to tell apart
+        counts = Counter(f for f in families[key].values() if len(f) >= 2)
+        topic = min(counts, key=lambda f: (-counts[f], f)) if counts else ""
+        if topic != key[0]:  # "교수진에서 교수진 기준은?" asks nothing
+            found.append((Category(key[0], key[1], topic), len(values[key]), len(urls)))
+    return found
 
 
 # ----------------------------------------------------------------------------- facts and questions
 
-def facts_in(chunk: dict, profile: Mapping[str, Any], config: InstitutionConfig, split_sentences, words) -> list[Fact]:
+def facts_in(chunk: dict, profile: Mapping[str, Any], config: InstitutionConfig, tokenizer, words) -> list[Fact]:
     """Facts with a number and unit on the chunk's lines that apply to `profile`."""
+    return [fact for fact, unit in stated_facts(chunk, tokenizer, words) if unit_fits(unit, profile, config)]
+
+
+def stated_facts(chunk: dict, tokenizer, words) -> list[tuple[Fact, Any]]:
+    """(fact, the unit it is on) for every fact of the chunk, whoever its lines apply to. The
+    aspect is a table row's label (not a numbered one: "1학년" indexes a course table), or in a
+    sentence the noun phrase the quantity is of."""
     found = []
-    for unit in split_units(chunk["text"], split_sentences):
-        if unit.kind not in ("row", "sentence", "item") or not unit_fits(unit, profile, config):
-            continue
+    nouns = _NounCheck(tokenizer)
+    for unit in split_units(chunk["text"], tokenizer.split_sentences):
         if unit.kind == "row":
             cells = row_cells(unit.text)
             for i, cell in enumerate(cells):
                 match = _FACT.search(cell)
                 if match and i > 0:
-                    aspect = _clean_aspect(cells[0].split(":", 1)[-1], words)
-                    if aspect:
-                        found.append(Fact(aspect, match.group(1), match.group(2).replace(" ", ""), readable(unit.text)))
+                    label = cells[0].split(":", 1)[-1]
+                    aspect = "" if re.search(r"\d", label) else _clean_aspect(label, words)
+                    if aspect:  # a label says what its row is of (Kiwi misreads some: 캡스톤, 이수)
+                        found.append((Fact(aspect, match.group(1), match.group(2).replace(" ", ""), readable(unit.text)), unit))
                     break
-        elif unit.heading:  # a sentence is about its section
+        elif unit.kind in ("sentence", "item"):
             match = _FACT.search(unit.text)
-            aspect = _clean_aspect(unit.heading, words)
+            aspect = _aspect_before(unit.text[:match.start()], words, nouns) if match else ""
             if match and aspect:
-                found.append(Fact(aspect, match.group(1), match.group(2).replace(" ", ""), unit.text.strip()))
-    return found
+                found.append((Fact(aspect, match.group(1), match.group(2).replace(" ", ""), unit.text.strip()), unit))
+    squeezed = re.sub(r"\s", "", chunk["text"])
+    return [(f, u) for f, u in found if f"{f.value}{f.unit}" in squeezed]
 
 
 def _clean_aspect(text: str, words: Sequence[str]) -> str:
@@ -180,6 +233,54 @@ def _clean_aspect(text: str, words: Sequence[str]) -> str:
     if re.search(r"[A-Za-z]", aspect) or len(re.sub(r"[^가-힣]", "", aspect)) < 2:
         return ""
     return aspect
+
+
+# words that qualify a quantity rather than say what it is of ("매 학기 5명", "이상 등록금 70%")
+_QUALIFIERS = frozenset({"매", "직전", "이상", "이하", "미만", "초과", "최대", "최소", "총", "각", "약", "학기", "매년",
+                         "매학기", "학기당", "연간", "기준", "내외", "이내", "평점", "당", "별도", "추가", "모두", "합계"})
+_PARTICLE_END = re.compile(r"(?:은|는|이|가|을|를|의|로|으로|에서|에|과|와|도|만|까지)$")
+
+
+class _NounCheck:
+    """Whether every word of a phrase is made of nouns only (Kiwi; "개설되며 모두" is no aspect).
+    One cache per tokenizer: a benchmark asks about the same few hundred words again and again."""
+    _caches: dict[int, dict[str, bool]] = {}
+
+    def __init__(self, tokenizer):
+        self._tokenizer = tokenizer
+        self._cache = self._caches.setdefault(id(tokenizer), {})
+
+    def __call__(self, phrase: str) -> bool:
+        return all(self._noun(word) for word in phrase.split())
+
+    def _noun(self, word: str) -> bool:
+        if word not in self._cache:
+            self._cache[word] = "".join(self._tokenizer.key_words([word])[0]) == word
+        return self._cache[word]
+
+
+def _aspect_before(text: str, words: Sequence[str], nouns: "_NounCheck") -> str:
+    """What a quantity in a sentence is of: a "label:" before it, else the noun phrase that ends
+    right before it or is the subject of its clause ("영어 졸업요건: TOEIC 650점" -> "영어 졸업요건";
+    "복수전공자는 전공 36학점" -> "전공"; "전공필수는 총 8과목" -> "전공필수"; "매 학기 5명" -> "").
+    Profile words are who asks, not what."""
+    text = re.sub(r"\([^)]*\)", " ", text)
+    clause = re.split(r"[,(·]", text)[-1]
+    if ":" in clause:
+        return _clean_aspect(clause.rsplit(":", 1)[0].split(":")[-1], words)
+    for word in words:
+        clause = clause.replace(word, " ")
+    phrase: list[str] = []
+    for word in reversed(clause.split()):
+        base = _PARTICLE_END.sub("", word) if len(word) > 2 else word
+        if not phrase and (re.search(r"\d", word) or base in _QUALIFIERS):
+            continue  # "총", "매 학기", "1~2학년": between the noun phrase and the quantity
+        if base != word and (phrase or not re.search(r"(?:은|는|이|가|도)$", word)):
+            break  # a particle ends the noun phrase before this one; only a subject is what is counted
+        if not (re.fullmatch(r"[가-힣]+", base) and nouns(base)) or base in _QUALIFIERS or len(phrase) == 2:
+            break
+        phrase.insert(0, base)
+    return _clean_aspect(" ".join(phrase), words) if phrase else ""
 
 
 def _particle(word: str, pair: str) -> str:
@@ -238,63 +339,92 @@ def names_profile(query: str, profile: Mapping[str, Any], schema: fields.Schema)
 
 # ----------------------------------------------------------------------------- the benchmark
 
-def synthesize(build: IndexBuild, config: InstitutionConfig, split_sentences, *, seed: int = 0,
+def synthesize(build: IndexBuild, config: InstitutionConfig, tokenizer, *, seed: int = 0,
                n_categories: int = 10, combos: int = 15, grades: int = 4) -> tuple[list[dict], dict]:
     """(instances, report). Instances follow interfaces.md §3 (plus premise and gold_chunk_id)."""
     schema = build.schema
     words = profile_words(schema)
     chunks = _chunks(build)
-    ranked = categories(chunks, words, n_categories * 3)  # spares: a profile may have no gold in one
-    by_category: dict[str, list[dict]] = defaultdict(list)
-    for chunk in chunks:
-        if chunk["kind"] != FAQ_KIND and any(v is not None for v in chunk["applies_to"].values()):
-            by_category[category_of(chunk["title"], words)].append(chunk)
+    stated = {c["chunk_id"]: stated_facts(c, tokenizer, words) for c in chunks}
+    limited = [c for c in chunks if _profile_limited(c)]
+    found = candidate_categories({c["chunk_id"]: [f for f, _ in stated[c["chunk_id"]]] for c in limited}, limited, words)
+    people = profiles(build, combos, grades, seed)
+    golds = {category: [_gold(limited, stated, category, profile, schema, config) for profile in people]
+             for category, _, _ in found}
+    # categories whose answer depends on who asks (more than one answer) first; among them, those
+    # most profiles can be asked about, then the most different answers; a profile with no answer
+    # in one of them takes the next one
+    ranked = [c for c, answers, docs in sorted(
+        found, key=lambda f: (f[1] < 2, -sum(g is not None for g in golds[f[0]]), -f[1], -f[2], f[0].name))]
+    ranked = list({c.name: c for c in reversed(ranked)}.values())[::-1]  # one category per name
     instances, missing = [], defaultdict(int)
-    for p_index, profile in enumerate(profiles(build, combos, grades, seed)):
+    for p_index, profile in enumerate(people):
         taken = 0
         for category in ranked:
             if taken == n_categories:
                 break
-            rng = random.Random(f"{seed}|{p_index}|{category}")
-            gold = _gold(by_category[category], profile, schema, config, split_sentences, words, rng)
+            gold = golds[category][p_index]
             if gold is None:
-                missing[category] += 1
+                missing[category.name] += 1
                 continue
             chunk, fact = gold
+            rng = random.Random(f"{seed}|{p_index}|{category.name}")
+            alternates = _equivalent_sources(chunks, fact, profile, schema, config, tokenizer, exclude=chunk["doc_url"])
             made = []
             for query_type in QUERY_TYPES:
-                query, reference, premise = questions(fact, category, query_type, rng)
+                query, reference, premise = questions(fact, category.topic or fact.aspect, query_type, rng)
                 if names_profile(query, profile, schema):
                     break
-                made.append(_instance(p_index, category, query_type, query, reference, premise, profile, chunk, fact))
+                made.append(_instance(p_index, category.name, query_type, query, reference, premise, profile,
+                                      chunk, fact, alternates))
             if len(made) == len(QUERY_TYPES):
                 instances.extend(made)
                 taken += 1
-    used = sorted({i["category"] for i in instances}, key=lambda c: ranked.index(c))
+    names = [c.name for c in ranked]
+    used = sorted({i["category"] for i in instances}, key=names.index)
     report = {"instances": len(instances), "profiles": len({i["id"].split("-")[0] for i in instances}),
-              "categories": used, "no_gold": dict(missing), "seed": seed}
+              "categories": used, "no_gold": {k: v for k, v in missing.items() if k in used}, "seed": seed}
     return instances, report
 
 
-def _gold(candidates: list[dict], profile: Mapping[str, Any], schema, config, split_sentences, words, rng):
-    """The most specific chunk of the category applying to the profile, with a fact for it."""
-    eligible = [c for c in candidates if not conflicts(c["applies_to"], profile, schema)]
+def _gold(chunks: list[dict], stated: Mapping[str, list], category: Category, profile: Mapping[str, Any],
+          schema, config) -> tuple[dict, Fact] | None:
+    """The most specific chunk applying to the profile with a fact of the category on a line that
+    applies to the profile, and that fact (the first such line: a table row, in reading order)."""
+    eligible = [c for c in chunks if not conflicts(c["applies_to"], profile, schema)]
     eligible.sort(key=lambda c: (-sum(v is not None for v in c["applies_to"].values()), c["chunk_id"]))
     for chunk in eligible:
-        facts = [f for f in facts_in(chunk, profile, config, split_sentences, words)
-                 if re.sub(r"\s", "", f"{f.value}{f.unit}") in re.sub(r"\s", "", chunk["text"])]
-        if facts:
-            return chunk, rng.choice(facts)
+        for fact, unit in stated[chunk["chunk_id"]]:
+            if (fact.aspect, fact.unit) == (category.aspect, category.unit) and unit_fits(unit, profile, config):
+                return chunk, fact
     return None
 
 
-def _instance(p_index, category, query_type, query, reference, premise, profile, chunk, fact) -> dict:
+def _equivalent_sources(chunks: Sequence[dict], fact: Fact, profile: Mapping[str, Any], schema, config,
+                        tokenizer, exclude: str) -> list[str]:
+    """Other sources that apply to the profile and state the same fact on a line that applies to
+    it too: the aspect, then the quantity within a few characters ("전공기초 17학점"), not in a row
+    for another cohort of a university-wide table."""
+    pattern = re.compile(re.escape(fact.aspect) + r"[^\d\n]{0,12}?" + re.escape(fact.value) + r"\s*" + re.escape(fact.unit))
+    urls = []
+    for chunk in chunks:
+        url = chunk["doc_url"]
+        if url == exclude or url in urls or not pattern.search(chunk["text"]) \
+                or conflicts(chunk["applies_to"], profile, schema):
+            continue
+        if any(pattern.search(unit.text) and unit_fits(unit, profile, config)
+               for unit in split_units(chunk["text"], tokenizer.split_sentences)):
+            urls.append(url)
+    return sorted(urls)
+
+
+def _instance(p_index, category, query_type, query, reference, premise, profile, chunk, fact, alternates) -> dict:
     digest = hashlib.sha256(f"{p_index}|{category}".encode()).hexdigest()[:6]
     return {
         "id": f"p{p_index:02d}-{digest}-{query_type}", "query": query, "query_type": query_type,
-        "category": category, "profile": dict(profile), "gold_sources": [chunk["doc_url"]],
+        "category": category, "profile": dict(profile), "gold_sources": [chunk["doc_url"], *alternates],
         "keywords": [f"{fact.value}{fact.unit}"], "reference_answer": reference, "intent": "retrieval",
-        "premise": premise or None, "gold_chunk_id": chunk["chunk_id"],
+        "premise": premise or None, "gold_chunk_id": chunk["chunk_id"], "written_by": "template",
     }
 
 
@@ -304,22 +434,26 @@ BENCHMARK_DIR = "benchmarks"
 BENCHMARK_FILE = "qa.jsonl"
 
 
-def write_benchmark(warehouse, build: IndexBuild, config: InstitutionConfig, split_sentences, seed: int = 0,
-                    code: str = "") -> dict:
+def write_benchmark(warehouse, build: IndexBuild, config: InstitutionConfig, tokenizer, seed: int = 0,
+                    code: str = "", rewrite=None, rewriter: str = "") -> dict:
     """`<warehouse>/benchmarks/qa.jsonl` for the build (written to a temp file, then renamed), unless
-    the file already holds this build's benchmark from this code and seed. Returns the report."""
+    the file already holds this build's benchmark from this code, seed and rewriter. Returns the
+    report. `rewrite(instances) -> (instances, report)`: the LLM's questions and reference answers
+    (eval/llm_benchmark.py); `rewriter` names it (model and prompt version) for the stamp."""
     import json
     import os
     from pathlib import Path
 
     path = Path(warehouse) / BENCHMARK_DIR / BENCHMARK_FILE
     meta_path = path.with_suffix(".meta.json")
-    stamp = {"build_id": build.build_id, "code": code, "seed": seed}
+    stamp = {"build_id": build.build_id, "code": code, "seed": seed, "rewriter": rewriter or "template"}
     if path.exists() and meta_path.exists():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("stamp") == stamp:
             return {**meta["report"], "path": str(path), "written": False}
-    instances, report = synthesize(build, config, split_sentences, seed=seed)
+    instances, report = synthesize(build, config, tokenizer, seed=seed)
+    if rewrite is not None and instances:
+        instances, report["rewritten"] = rewrite(instances)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp-{os.getpid()}")
     tmp.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in instances), encoding="utf-8")

@@ -36,6 +36,7 @@ class CachingTokenizer:
         self.inner = tokenizer
         self._morphemes: dict[str, list[str]] = {}
         self._key_words: dict[str, list[str]] = {}
+        self._query_words: dict[str, list[str]] = {}
         self._sentences: dict[str, list[str]] = {}
 
     def content_morphemes(self, texts: Sequence[str]) -> list[list[str]]:
@@ -43,6 +44,9 @@ class CachingTokenizer:
 
     def key_words(self, texts: Sequence[str]) -> list[list[str]]:
         return _batched(self._key_words, self.inner.key_words, texts)
+
+    def query_morphemes(self, texts: Sequence[str]) -> list[list[str]]:
+        return _batched(self._query_words, self.inner.query_morphemes, texts)
 
     def split_sentences(self, text: str) -> list[str]:
         if text not in self._sentences:
@@ -117,7 +121,7 @@ class CachingRetriever:
                      mode: str = "hybrid", k: int = 10, soft: bool = True, hard: bool = True,
                      time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
                      today: date | None = None) -> list[RetrievalResult]:
-        soft, hard = soft and self.force_soft, hard and self.force_hard
+        soft, hard = (soft if self.force_soft else False), hard and self.force_hard  # soft may be a set of names
         profiles = list(profiles) if profiles is not None else [None] * len(queries)
         decisions = list(time_sensitive) if time_sensitive is not None else [None] * len(queries)
         if debug:  # debug output is never cached: it is for people, not for evaluation rows
@@ -246,7 +250,7 @@ class EvalMemo:
         self.build = _BuildView(advisor.build, self.embedder)
         # The same Retriever over the caching tokenizer and embedder: a query text searched with
         # several profiles (hard filter only) or depths (k = 10 and 50) is prepared once.
-        inner = Retriever(self.build, self.tokenizer.content_morphemes, advisor.retriever.params)
+        inner = Retriever(self.build, self.tokenizer.query_morphemes, advisor.retriever.params)
         self.retriever = CachingRetriever(inner, {})
         self._faq: dict = {}
         self._routes: dict = {}
@@ -292,10 +296,10 @@ class _SwitchedRetriever:
         self.inner, self.soft, self.hard = retriever, soft, hard
 
     def search(self, *args, soft: bool = True, hard: bool = True, **kwargs):
-        return self.inner.search(*args, soft=soft and self.soft, hard=hard and self.hard, **kwargs)
+        return self.inner.search(*args, soft=soft if self.soft else False, hard=hard and self.hard, **kwargs)
 
     def search_batch(self, *args, soft: bool = True, hard: bool = True, **kwargs):
-        return self.inner.search_batch(*args, soft=soft and self.soft, hard=hard and self.hard, **kwargs)
+        return self.inner.search_batch(*args, soft=soft if self.soft else False, hard=hard and self.hard, **kwargs)
 
     def __getattr__(self, name):
         return getattr(self.inner, name)

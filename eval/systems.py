@@ -109,6 +109,7 @@ def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, to
     if reply.tier != "template":
         last = trace.get("last_retrieval")
         deep = advisor.retriever.search(query, reply.profile_used, mode="hybrid", k=RANK_DEPTH,
+                                        soft=trace.get("prefix_attributes", True),
                                         time_sensitive=trace.get("time_sensitive_llm"), today=today)
         ranked = extend(last.chunks if last is not None else [], deep.chunks)
         top_ids = last.chunk_ids if last is not None else deep.chunk_ids[:ANSWER_K]

@@ -7,12 +7,12 @@ import os
 from dagster import Definitions, in_process_executor, load_asset_checks_from_modules, load_assets_from_modules
 
 from advisor.config import load_config
-from assets import annotation, benchmarks, indexing, ingestion, intents
+from assets import annotation, benchmarks, evaluation, indexing, ingestion, intents
 from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
 from pipelines.schedules import nightly_refresh, refresh_job
 from pipelines.sensors import config_changed
 
-ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks]
+ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks, evaluation]
 DEFAULT_WAREHOUSE = "warehouse"
 
 

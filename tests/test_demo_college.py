@@ -16,7 +16,8 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from advisor.config import load_config
 from advisor.demo_college import MANIFEST_NAME, SITE_DIR_NAME, build_site
-from advisor.demo_college.catalog import DEPARTMENTS, PERIODS, periods_for, requirement
+from advisor.demo_college.catalog import DEPARTMENTS, PERIODS, name_in, periods_for, requirement
+from advisor.demo_college.dept_rules import RULE_PAGES, rule_facts, rule_path, rule_values, staircase
 from advisor.demo_college.model import file_for
 
 AS_OF = datetime.date(2026, 3, 1)
@@ -99,7 +100,9 @@ def test_counts_follow_the_reference_corpus(built):
     sources = Counter(m["source"] for m in manifest)
     assert summary.sources == len(manifest) >= 500
     assert 4 <= kinds["pdf"] <= 6
-    assert 85 <= sources["department-pages"] <= 95
+    # per period (22 department x period pairs): curriculum, requirements and 3 cohort-rule pages;
+    # then the department index and 15 pages x 3 departments
+    assert 150 <= sources["department-pages"] <= 160
     assert 120 <= kinds["board"] <= 160
     assert 25 <= sum(m["expired"] for m in manifest if m["kind"] == "board") <= 35
     assert 260 <= kinds["faq"] <= 300
@@ -253,6 +256,72 @@ def test_profile_specific_sources_exist_for_every_kind(built):
                     limited[name] += 1
     assert all(limited[name] >= 20 for name in ("department", "major_type", "admission_year", "grade", "student_status"))
     assert {m["lang"] for m in manifest} == {"ko", "en"}
+
+
+def _rule_prefix(dept, page) -> str:
+    """Where a department's pages of one rule start, whichever period they are for."""
+    return f"/departments/{dept.slug}/{page.file.removesuffix('.html')}"
+
+
+def test_cohort_rule_pages_are_one_page_per_department_and_period(built):
+    _, site, manifest = built
+    by_path = {m["path"]: m for m in manifest}
+    rule_docs = {m["path"] for m in manifest
+                 if any(m["path"].startswith(_rule_prefix(d, page)) for d in DEPARTMENTS for page in RULE_PAGES)}
+    expected = {rule_path(d, page, q) for d in DEPARTMENTS for page in RULE_PAGES for q in periods_for(d)}
+    assert rule_docs == expected  # no page left holding every cohort
+    for dept in DEPARTMENTS:
+        periods = periods_for(dept)
+        for page in RULE_PAGES:
+            facts = rule_facts(dept, page)
+            for q in periods:
+                record = by_path[rule_path(dept, page, q)]
+                assert record["applies_to"]["department"] == [dept.code]
+                assert record["applies_to"]["admission_year"] == [q.first, q.last]
+                assert q.label in record["title"] and name_in(dept, q.first) in record["title"]
+                [only] = record["sections"]
+                assert only["applies_to"] == record["applies_to"] and only["facts"] == facts[q]
+                tree = _html(site, record["path"])
+                [block] = tree.css("main#content section")
+                assert block.css_first("h2").text() == only["heading"]
+                rows = {r.css_first("th").text(): r.css_first("td").text() for r in block.css("tbody tr")}
+                for rule in page.rules:
+                    assert not re.search(r"\d", rule.label)  # a label is what is asked, not a number
+                    assert rows[rule.label].startswith(f"{facts[q][rule.key]}{rule.unit}"), (record["path"], rule.key)
+                links = {n.attributes["href"] for n in tree.css("main#content a[href]")}
+                assert links == {rule_path(dept, page, other) for other in periods if other != q}
+
+
+def test_the_department_menu_links_each_rule_page_once_for_the_newest_cohort(built):
+    _, site, _ = built
+    for dept in DEPARTMENTS:
+        menu = {n.attributes["href"] for n in _html(site, f"/departments/{dept.slug}/").css("main#content a[href]")}
+        for page in RULE_PAGES:
+            linked = {href for href in menu if href.startswith(_rule_prefix(dept, page))}
+            assert linked == {rule_path(dept, page, periods_for(dept)[-1])}
+
+
+def test_cohort_rules_differ_between_periods_and_departments():
+    for page in RULE_PAGES:
+        for rule in page.rules:
+            series = {dept.code: dict(zip(periods_for(dept), rule_values(dept, rule))) for dept in DEPARTMENTS}
+            for code, values in series.items():
+                assert len(set(values.values())) >= 2, (code, rule.key)  # a revision changed it
+            shared = set.intersection(*(set(v) for v in series.values()))
+            assert any(len({series[c][q] for c in series}) > 1 for q in shared), rule.key
+
+
+def test_staircase_moves_one_choice_at_a_time_and_rejects_too_little_room():
+    choices = (3, 4, 6, 8, 10)
+    for key in ("a", "b", "c", "d", "e", "f"):
+        values = staircase(key, choices, 8)
+        assert values == staircase(key, choices, 8) and len(set(values)) >= 2
+        steps = [choices.index(b) - choices.index(a) for a, b in zip(values, values[1:])]
+        assert all(abs(d) <= 1 for d in steps) and not ({1, -1} <= set(steps))  # one direction only
+    with pytest.raises(ValueError, match="x"):
+        staircase("x", (1,), 8)
+    with pytest.raises(ValueError, match="y"):
+        staircase("y", (1, 2), 1)
 
 
 @pytest.mark.parametrize(("word", "pair", "expected"), [

@@ -93,6 +93,21 @@ def test_oracle_profile_up_front_asks_nothing(advisor):
         assert applies(annotation, full)
 
 
+def test_the_soft_prefix_writes_only_what_the_question_depends_on(advisor):
+    # an international student's status in front of a credit question pulls in documents for
+    # international students; the filter still uses the whole profile
+    full = {"department": "DS", "admission_year": 2019, "major_type": "intensive", "grade": 3,
+            "student_status": "international"}
+    reply = advisor.respond(advisor.new_session(full), message=MAJOR_CREDITS)
+    written = reply.trace["prefix_attributes"]
+    assert {"department", "admission_year"} <= written and "student_status" not in written
+    last = reply.trace["last_retrieval"]
+    assert advisor.schema["student_status"].label("international") not in last.query_text
+    assert last.profile == {k: v for k, v in full.items()}  # filtered by everything known
+    # what the question depends on is read from an unfiltered first retrieval
+    assert len(reply.trace["retrievals"]) >= 2
+
+
 def test_stated_values_are_not_asked_again(advisor):
     session = advisor.new_session()
     reply = advisor.respond(session, message="컴퓨터학과 21학번인데 졸업하려면 전공 몇 학점 들어야 해요?")

@@ -591,3 +591,38 @@ def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_cop
     third = materialize_evaluation(warehouse_copy, demo_warehouse.config_path)
     assert third["evaluation"]["eval_run_id"].value != run_id and len(fake_runner) == 2
     assert Path(third["evaluation_report"]["report_path"].value).parent.name == third["evaluation"]["eval_run_id"].value
+
+
+def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehouse, warehouse_copy, capsys,
+                                                                  monkeypatch):
+    """`make demo`'s ending on a tenth of the synthesized benchmark: the real systems through the
+    evaluation assets, Table 1 printed last, the report on disk, and the profile-aware system ahead
+    of the profile-blind ones on questions whose answer depends on who asks."""
+    from advisor.cli import main
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    lines = (demo_warehouse.root / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
+    (warehouse_copy / "benchmarks").mkdir()
+    (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::10]) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["materialize", "--config", str(demo_warehouse.config_path), "--warehouse", str(warehouse_copy),
+                 "--select", "evaluation+"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("Table 1"):]
+    assert "| deployment | profill |" in table and "| oracle | bm25 |" in table and "report.md" in table
+
+    con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True)
+    try:
+        mrr = dict(((s, t), m) for s, t, m in con.execute(
+            "SELECT system, setting, mrr FROM eval_aggregates").fetchall())
+        asked = con.execute("SELECT avg(len(questions)) FROM eval_query_results "
+                            "WHERE system = 'profill' AND setting = 'deployment'").fetchall()[0][0]
+    finally:
+        con.close()
+    blind = max(mrr[(s, "deployment")] for s in ("bm25", "dense", "hybrid"))
+    assert mrr[("profill", "deployment")] > 1.5 * blind and asked > 0
+    assert mrr[("profill", "oracle")] > mrr[("hybrid", "oracle")]
+    for ablation in ("profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval"):
+        assert mrr[(ablation, "deployment")] < mrr[("profill", "deployment")], ablation

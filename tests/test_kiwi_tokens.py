@@ -134,3 +134,11 @@ def test_version_follows_the_word_set(tok, words, plain):
     assert tok.version != plain.version
     assert tokenizer_version([*words, "융합보안학과"]) != tok.version
     assert re.fullmatch(r"[0-9a-f]{12}", tok.version)
+
+
+def test_query_morphemes_drop_the_question_frame_only(tok):
+    framed, bare = tok.query_morphemes(["졸업 이수학점은 어떻게 되나요? 알려주세요", "졸업 이수학점"])
+    assert framed == bare == tok.content_morphemes(["졸업 이수학점"])[0]
+    # what the student does or can do stays ("받을 수 있는"), and a frame alone is kept whole
+    assert "받" in tok.query_morphemes(["제가 받을 수 있는 장학금이 있나요?"])[0]
+    assert tok.query_morphemes(["어떻게 되나요?"])[0] == tok.content_morphemes(["어떻게 되나요?"])[0] != []

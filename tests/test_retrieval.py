@@ -136,15 +136,41 @@ def test_filtered_top_k_equals_brute_force(corpus, mode, soft):
 
 
 def test_hybrid_filtered_equals_rrf_of_brute_force_lists(wide):
+    """BM25, dense and (with something known) the specificity ranking: the candidates limited to the
+    most of the known attributes, in fused order, fused again by RRF."""
+    depth = wide.params.candidates
+    specific_seen = 0
     for query, profile in random_queries(30, seed=3):
+        known = known_profile(profile, wide.schema)
         for collection in ("static", "dynamic"):
             got = ids_scores(wide, collection, wide.rank(collection, query, profile, mode="hybrid", limit=20))
-            lists = []
-            for mode in ("bm25", "dense"):
-                ranked = brute_force(wide, collection, query, profile, mode, 10_000)
-                lists.append([(chunk_id, score) for chunk_id, score in ranked])
+            lists = [brute_force(wide, collection, query, profile, mode, depth) for mode in ("bm25", "dense")]
+            if known:
+                annotations = dict(zip(wide.collections[collection].chunk_ids, wide.collections[collection].applies_to))
+                counted = [(cid, sum(annotations[cid].get(n) is not None for n in known))
+                           for cid, _, _ in rrf(lists, 60)]
+                specific = sorted((c for c in counted if c[1]), key=lambda c: -c[1])
+                specific_seen += bool(specific)
+                lists.append([(cid, float(n)) for cid, n in specific])
             expected = [(row, score) for row, score, _ in rrf(lists, 60)][:20]
             assert_same_ranking(got, expected)
+    assert specific_seen > 10  # the third ranking was exercised
+
+
+def test_specificity_ranking_promotes_what_is_written_for_the_student(tmp_path):
+    records = [record("general", ["졸업", "학점", "졸업"]),
+               record("mine", ["졸업", "학점", "안내"], applies_to={"department": ["CS"]}),
+               record("theirs", ["졸업", "학점", "요건"], applies_to={"department": ["AI"]})]
+    on = make_retriever(tmp_path / "on", records)
+    off = make_retriever(tmp_path / "off", records, RetrievalParams(specificity=False))
+    profile = {"department": "CS"}
+    assert off.search("졸업", profile).chunk_ids[0] == "general"
+    assert on.search("졸업", profile).chunk_ids[0] == "mine"
+    assert on.search("졸업", profile, soft=frozenset()).chunk_ids[0] == "mine"  # on, even writing nothing
+    assert on.search("졸업", profile, soft=False).chunk_ids[0] == "general"  # soft augmentation off
+    # without the hard filter, a chunk limited to someone else's value is not promoted
+    unfiltered = on.search("졸업", profile, hard=False, k=3).chunk_ids
+    assert unfiltered[0] == "mine" and unfiltered.index("theirs") > unfiltered.index("general")
 
 
 def test_unfiltered_dense_matches_usearch_exact(corpus):
@@ -187,24 +213,32 @@ def test_rrf_hand_example():
     assert fused[2][1] == pytest.approx(1 / 62) and fused[2][2] == [2, None]
 
 
-def test_soft_prefix_is_prepended_to_both_searches(tmp_path):
+def test_soft_prefix_goes_to_the_dense_search_and_bm25_keeps_the_question(tmp_path):
     seen: list[str] = []
 
     def spy(texts):
         seen.extend(texts)
         return whitespace(texts)
 
-    retriever = make_retriever(tmp_path, [record("a", ["졸업", "학점"]), record("b", ["컴퓨터학과", "2021학번", "졸업"])])
-    retriever.tokenize = spy
+    records = [record("a", ["졸업", "학점"]), record("b", ["컴퓨터학과", "2021학번", "졸업"])]
     profile = {"department": "컴퓨터학부", "admission_year": 2021, "grade": "3", "major_type": None, "hobby": "chess"}
+    retriever = make_retriever(tmp_path / "default", records, RetrievalParams(specificity=False))
+    retriever.tokenize = spy
     result = retriever.search("졸업 학점", profile, debug=True)
     assert result.query_text == "컴퓨터학과 2021학번 3학년 졸업 학점" == result.debug["query_text"]
-    assert seen == ["컴퓨터학과 2021학번 3학년 졸업 학점"]
-    assert result.debug["query_tokens"][:3] == ["컴퓨터학과", "2021학번", "3학년"]
+    assert seen == ["컴퓨터학과 2021학번 3학년 졸업 학점", "졸업 학점"]  # embedded with, searched without
+    assert result.debug["query_tokens"] == ["졸업", "학점"]
     assert result.profile == {"department": "CS", "admission_year": 2021, "grade": 3}
-    assert result.chunk_ids[0] == "b"  # the prefix matched b's department term
-    plain = retriever.search("졸업 학점", profile, soft=False, debug=True)
+    # the paper's way: the prefix in both searches, where it matched b's department term
+    paper = make_retriever(tmp_path / "paper", records, RetrievalParams(specificity=False, prefix_in_bm25=True))
+    both = paper.search("졸업 학점", profile, mode="bm25", debug=True)
+    assert both.debug["query_tokens"][:3] == ["컴퓨터학과", "2021학번", "3학년"] and both.chunk_ids[0] == "b"
+    plain = paper.search("졸업 학점", profile, mode="bm25", soft=False, debug=True)
     assert plain.query_text == "졸업 학점" and plain.chunk_ids[0] == "a"
+    # a set of names writes only those attributes (in schema order); the filter still uses all
+    some = retriever.search("졸업 학점", profile, soft=frozenset({"admission_year", "grade"}), debug=True)
+    assert some.query_text == "2021학번 3학년 졸업 학점" and some.profile == result.profile
+    assert retriever.search("졸업 학점", profile, soft=frozenset()).query_text == "졸업 학점"
 
 
 # --------------------------------------------------------------------------- the conflict rule

@@ -98,6 +98,17 @@ class KiwiTokenizer:
         predicates every question shares (하다, 되다, 어떻다, 있다)."""
         return [[form for form, tag in tokens if tag.startswith(KEY_TAGS)] for tokens in self.tagged_morphemes(texts)]
 
+    def query_morphemes(self, texts: Sequence[str]) -> list[list[str]]:
+        """What a query is searched with: its content morphemes without the predicates of the
+        question's frame ("어떻게 되나요", "알려 주세요", "궁금해요", "맞나요"), which otherwise match
+        every FAQ question better than the one document that answers. A text made only of its
+        frame keeps everything."""
+        out = []
+        for tokens in self.tagged_morphemes(texts):
+            forms = [form for form, _ in tokens]
+            out.append([f for f in forms if f not in QUESTION_FRAME] or forms)
+        return out
+
     # ------------------------------------------------------------------ sentences
     def split_sentences(self, text: str) -> list[str]:
         """Sentences of `text` as exact substrings, in order, covering all its non-space text."""
@@ -113,6 +124,9 @@ class KiwiTokenizer:
 # --------------------------------------------------------------------------- token post-processing
 
 KEY_TAGS = ("NNG", "NNP", "SL", "SN", "XR")
+# predicates that frame a question rather than say what it is about (Kiwi's lemma forms)
+QUESTION_FRAME = frozenset({"어떻", "되", "하", "알리", "알", "궁금", "궁금하", "맞", "그렇", "어떡하", "드리", "부탁", "얼마",
+                            "무엇", "정하"})
 _EDGE_PUNCT = re.compile(r"^[^\w]+|[^\w]+$")
 
 

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import college, dept_curriculum, dept_pages, faq, notices, pdfs, site_files
+from . import college, dept_curriculum, dept_pages, dept_rules, faq, notices, pdfs, site_files
 from .catalog import DEPARTMENTS
 from .manifest import dumps
 from .model import Output
@@ -49,6 +49,7 @@ def generate(as_of: datetime.date) -> Output:
     for dept in DEPARTMENTS:
         dept_curriculum.build(out, as_of, dept)
         dept_pages.build(out, as_of, dept)
+        dept_rules.build(out, as_of, dept)
     pdfs.build(out, as_of)
     faq.build(out, as_of)
     site_files.build(out, as_of)

@@ -13,6 +13,7 @@ from .catalog import (
     TOPICS, Department, changes, curriculum, name_in, periods_for, requirement, thesis_rule,
 )
 from .dept_curriculum import SOURCE, curriculum_path, dept_crumbs, graduation_path
+from .dept_rules import RULE_PAGES, current_rule_file
 from .markup import a, h, join, p, section, table, tag, ul
 from .model import Output, Section, applies, narrow
 from .pages import add_page
@@ -47,6 +48,11 @@ def _path(dept: Department, file: str) -> str:
     return f"/departments/{dept.slug}/" + ("" if file == "index.html" else file)
 
 
+def menu(dept: Department) -> list[tuple[str, str]]:
+    """MENU, then the cohort-rule pages (dept_rules.py): one entry each, for the newest cohort."""
+    return [*MENU, *((current_rule_file(dept, page), page.menu) for page in RULE_PAGES)]
+
+
 def _page(out, as_of, dept, file, title, body, topic="general", applies_to=None, sections=None,
           lang="ko", crumb=None):
     add_page(out, as_of, path=_path(dept, file), source=SOURCE, title=title,
@@ -66,7 +72,7 @@ def overview(out: Output, as_of: datetime.date, dept: Department) -> None:
         section(h(2, "교육과정과 졸업요건"),
                 p("입학년도에 따라 적용되는 교육과정과 졸업요건이 다릅니다. 본인의 학번에 해당하는 행을 확인하세요."),
                 table("입학년도별 교육과정·졸업요건 바로가기", ["적용 학번", "교육과정", "졸업요건"], rows)),
-        section(h(2, "학과 안내"), ul([a(_path(dept, f), label) for f, label in MENU])),
+        section(h(2, "학과 안내"), ul([a(_path(dept, f), label) for f, label in menu(dept)])),
     ])
     _page(out, as_of, dept, "index.html", f"{dept.name} 소개", body, crumb="학과 소개")
 

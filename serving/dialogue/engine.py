@@ -30,7 +30,7 @@ from zoneinfo import ZoneInfo
 from advisor.config import InstitutionConfig
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from serving.dialogue import profiling, templates
-from serving.dialogue.evidence import follow_up_attributes, select_evidence
+from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
 from serving.dialogue.session import Pending, Session
@@ -71,7 +71,7 @@ class Advisor:
         self.language = config.language
         self.params = params_from(build.manifest.get("lineage", {}).get("retrieval"))
         self._tokenizer = tokenizer  # one Kiwi per process; it serializes its own calls (thread-safe)
-        self.retriever = Retriever(build, tokenizer.content_morphemes, self.params)
+        self.retriever = Retriever(build, tokenizer.query_morphemes, self.params)
         # A message is read (Kiwi) and embedded once, however many tiers and turns look at it; per
         # Advisor, so a build swap (a new embedder) never reuses an old vector.
         self._message_terms = lru_cache(maxsize=1024)(self._read_message)
@@ -159,17 +159,21 @@ class Advisor:
             if value is not None:
                 session.known[name] = value
                 session.declined.discard(name)
+                pending.relevant |= {name}
         pending.trace["profiling"] = "rules" if initialized is None else "llm"
         qualifying = self._faq_matches(pending, session)
         if qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying):
             # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask
             return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
         if initialized is not None:
-            needed = [name for name in initialized[0] if not session.settled(name)]
+            pending.relevant |= set(initialized[0])
         else:
-            candidates = self._retrieve(pending, session, today)
-            needed = profiling.needed_attributes(candidates.chunks, self.doc_limits, self.schema, session,
-                                                 self.settings.need_share)
+            # what the question depends on is read from what it retrieves for anyone: the student's
+            # own filter would hide the near-duplicates that differ by department or cohort
+            candidates = self._retrieve(pending, session, today, hard=False)
+            pending.relevant |= set(profiling.relevant_attributes(candidates.chunks, self.doc_limits, self.schema,
+                                                                  self.settings.need_share))
+        needed = [name for name in self.schema if name in pending.relevant and not session.settled(name)]
         if needed:
             return self._ask(session, pending, needed)
         return self._answer(session, pending, today)
@@ -177,6 +181,7 @@ class Advisor:
     def _ask(self, session: Session, pending: Pending, attributes: list[str], count: bool = True,
              reason: str = "query") -> Reply:
         pending.asked = tuple(attributes)
+        pending.relevant |= set(attributes)
         if count:
             pending.questions_so_far += len(attributes)
             pending.trace["questions"].extend({"attribute": a, "reason": reason} for a in attributes)
@@ -198,6 +203,14 @@ class Advisor:
 
         result = self._retrieve(pending, session, today)
         evidence = select_evidence(result.chunks)
+        known_but_unwritten = evidence_attributes(evidence, self.schema, lambda name: name in session.known
+                                                  and name not in pending.relevant)
+        if known_but_unwritten and can_follow_up and self.settings.evidence_follow_up:
+            # the evidence depends on something the session already knows: nothing to ask, but
+            # retrieve again with it in the prefix, as after an evidence question
+            pending.relevant |= set(known_but_unwritten)
+            result = self._retrieve(pending, session, today)
+            evidence = select_evidence(result.chunks)
         if not evidence or not self._qualifies(pending.message, evidence):
             return self._finish(session, pending, self._fallback(pending, session))
         follow_up = follow_up_attributes(evidence, session, self.schema)
@@ -214,13 +227,13 @@ class Advisor:
         return reply
 
     # ------------------------------------------------------------------ retrieval and tiers
-    def _retrieve(self, pending: Pending, session: Session, today: date) -> RetrievalResult:
+    def _retrieve(self, pending: Pending, session: Session, today: date, hard: bool = True) -> RetrievalResult:
         if "time_sensitive_llm" not in pending.trace:  # one LLM decision per question, not per retrieval
             pending.trace["time_sensitive_llm"] = (self._time_classifier.classify([pending.message])[0]
                                                    if self._time_classifier is not None else None)
         time_sensitive = pending.trace["time_sensitive_llm"]  # None: the word rule decides
         result = self.retriever.search(pending.message, session.known, mode="hybrid", k=self.settings.k,
-                                       time_sensitive=time_sensitive, today=today)
+                                       soft=pending.relevant, hard=hard, time_sensitive=time_sensitive, today=today)
         pending.trace["retrievals"].append({"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
                                             "doc_urls": [c.doc_url for c in result.chunks]})
         pending.trace["last_retrieval"] = result
@@ -325,6 +338,7 @@ def _checked(message) -> str:
 def _trace(pending: Pending) -> dict:
     trace = dict(pending.trace)
     trace["questions_asked"] = pending.questions_so_far
+    trace["prefix_attributes"] = pending.relevant
     return trace
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from advisor.index import fields
-from serving.dialogue.profiling import unsettled_in
+from serving.dialogue.profiling import limited_in
 from serving.dialogue.session import Session
 from serving.retrieval.results import RetrievedChunk
 
@@ -29,12 +29,17 @@ def select_evidence(chunks: Sequence[RetrievedChunk], n: int = EVIDENCE_CHUNKS) 
 
 
 def follow_up_attributes(evidence: Sequence[RetrievedChunk], session: Session, schema: fields.Schema) -> list[str]:
-    """What to ask in the one follow-up before answering ([] when the evidence is settled): every
-    unknown attribute the top chunk depends on (it is what the answer leads with), and any that
-    the majority of the selected chunks depend on."""
+    """What to ask in the one follow-up before answering ([] when the evidence is settled)."""
+    return evidence_attributes(evidence, schema, lambda name: not session.settled(name))
+
+
+def evidence_attributes(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted=lambda name: True) -> list[str]:
+    """The attributes `wanted` accepts that the evidence depends on: every one the top chunk is
+    limited on (it is what the answer leads with), and any the majority of the selected chunks
+    are limited on; in the schema's order (the order questions are asked)."""
     if not evidence:
         return []
-    wanted = unsettled_in(evidence[:1], session, schema)
-    wanted += [name for name in unsettled_in(evidence, session, schema) if name not in wanted
-               and sum(chunk.applies_to.get(name) is not None for chunk in evidence) * 2 > len(evidence)]
-    return [name for name in schema if name in wanted]  # asked in the schema's order
+    found = limited_in(evidence[:1], schema, wanted)
+    found += [name for name in limited_in(evidence, schema, wanted) if name not in found
+              and sum(chunk.applies_to.get(name) is not None for chunk in evidence) * 2 > len(evidence)]
+    return [name for name in schema if name in found]

@@ -52,27 +52,39 @@ def document_constraints(chunk_stores: Iterable[Sequence[tuple[str, Mapping]]]) 
 
 def needed_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
                       schema: fields.Schema, session: Session, share: float = 1 / 3) -> list[str]:
-    """Unsettled attributes that the rank-weighted majority (1/rank weights) of the candidates'
-    documents are limited on, in schema order (the order questions are asked)."""
+    """The relevant attributes (below) the session has not settled: what to ask."""
+    return [name for name in relevant_attributes(candidates, doc_limits, schema, share) if not session.settled(name)]
+
+
+def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
+                        schema: fields.Schema, share: float = 1 / 3) -> list[str]:
+    """Attributes that the rank-weighted majority (1/rank weights) of the candidates' documents are
+    limited on, in schema order (the order questions are asked): what the question depends on.
+    Each document counts once, at its best rank: one long page's many sections must not outvote
+    the near-duplicates that differ by whom they apply to."""
     weights: dict[str, float] = defaultdict(float)
     total = 0.0
+    seen: set[str] = set()
     for chunk in candidates:
-        weight = 1.0 / chunk.rank
+        if chunk.doc_url in seen:
+            continue
+        seen.add(chunk.doc_url)
+        weight = 1.0 / (len(seen))
         total += weight
         for name in doc_limits.get(chunk.doc_url, ()):
             weights[name] += weight
     if not total:
         return []
-    return [name for name in schema if not session.settled(name) and weights[name] / total >= share]
+    return [name for name in schema if weights[name] / total >= share]
 
 
-def unsettled_in(evidence: Sequence[RetrievedChunk], session: Session, schema: fields.Schema) -> list[str]:
-    """Attributes a selected chunk is limited on that the session does not know yet (the
-    applicability check of method.md §A step 7), most supported first, then schema order."""
+def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted=lambda name: True) -> list[str]:
+    """Attributes a selected chunk is limited on that `wanted` accepts (the applicability check of
+    method.md §A step 7 asks for the unsettled ones), most supported first, then schema order."""
     counts: dict[str, int] = defaultdict(int)
     for chunk in evidence:
         for name, value in chunk.applies_to.items():
-            if value is not None and name in schema and not session.settled(name):
+            if value is not None and name in schema and wanted(name):
                 counts[name] += 1
     order = list(schema)
     return sorted(counts, key=lambda n: (-counts[n], order.index(n)))

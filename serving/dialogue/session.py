@@ -16,6 +16,9 @@ class Pending:
     stage: str  # "query": asked what the question needs | "evidence": asked what a selected source depends on
     asked: tuple[str, ...]
     questions_so_far: int = 0  # profile questions asked for this message (the student's burden)
+    # what the question depends on (stated in it, needed by its candidates, asked, or what its
+    # evidence is limited on): the soft prefix writes only these known values
+    relevant: frozenset[str] = frozenset()
     trace: dict = field(default_factory=dict)  # what happened, for evaluation (never sent over HTTP)
 
 

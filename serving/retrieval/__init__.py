@@ -1,7 +1,7 @@
 """Profile-aware hybrid retrieval (proFILL), one library for the serving API and the evaluation.
 
     build = load_build(latest_build_dir(builds_root))
-    retriever = Retriever(build, tokenizer.content_morphemes, RetrievalParams())
+    retriever = Retriever(build, tokenizer.query_morphemes, RetrievalParams())
     result = retriever.search("졸업 학점은?", {"department": "CS", "admission_year": 2021})
 """
 

@@ -33,6 +33,14 @@ class RetrievalParams:
     # collection first on ties) or "primary_first" (all of the larger-share collection, then the other).
     merge: str = "score"
     time_words: tuple[str, ...] = TIME_WORDS
+    # Soft augmentation beyond the paper's text prefix (measured in the README's evaluation):
+    # - specificity: a third ranking in the hybrid fusion, of the candidates by how many known
+    #   attributes they are limited to the student's own value on (documents written for them);
+    # - prefix_in_bm25: the paper prepends the profile to the query for both searches; written
+    #   into BM25, "컴퓨터학과 2021학번" matches every page that names the department or a year,
+    #   so by default only the dense search reads the prefix and BM25 the question's own words.
+    specificity: bool = True
+    prefix_in_bm25: bool = False
     # Soft augmentation: how a known range value is written. Per attribute first, then per type;
     # categorical values use the schema's button label (InstitutionConfig labels).
     attribute_formats: tuple[tuple[str, str], ...] = (("admission_year", "{value}학번"), ("grade", "{value}학년"))

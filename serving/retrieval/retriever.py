@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Set
+from typing import Any, Callable, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -16,6 +17,11 @@ from serving.retrieval.params import RetrievalParams
 from serving.retrieval.results import Hit, RetrievalResult, RetrievedChunk
 
 MODES = ("bm25", "dense", "hybrid")
+# Soft augmentation: True writes every known value in the prefix, False turns it off, a set of
+# attribute names writes only those (the dialogue writes only what the question depends on:
+# "외국인 유학생" in front of a question about major credits pulls in documents for international
+# students, not the student's own). On, it also adds the specificity ranking (RetrievalParams).
+Soft = Union[bool, Set[str]]
 BATCH_BLOCK = 256  # queries per tokenizer / embedder call
 
 Tokenize = Callable[[list[str]], list[list[str]]]
@@ -29,6 +35,7 @@ class _Query:
     tokens: list[str]
     vector: np.ndarray | None
     known: prof.Known
+    soft: bool = True  # soft augmentation on: the prefix and the specificity ranking
 
 
 class Retriever:
@@ -42,14 +49,14 @@ class Retriever:
 
     # ------------------------------------------------------------------ public API
     def search(self, query: str, profile: Mapping[str, Any] | None = None, mode: str = "hybrid", k: int = 10,
-               soft: bool = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
+               soft: Soft = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
                today: date | None = None) -> RetrievalResult:
         return self.search_batch([query], [profile], mode=mode, k=k, soft=soft, hard=hard,
                                  time_sensitive=None if time_sensitive is None else [time_sensitive],
                                  debug=debug, today=today)[0]
 
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
-                     mode: str = "hybrid", k: int = 10, soft: bool = True, hard: bool = True,
+                     mode: str = "hybrid", k: int = 10, soft: Soft = True, hard: bool = True,
                      time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
                      today: date | None = None) -> list[RetrievalResult]:
         """Many queries at once: one tokenizer call and one embedder call per block of queries (the
@@ -72,7 +79,7 @@ class Retriever:
         return results
 
     def rank(self, collection: str, query: str, profile: Mapping | None = None, mode: str = "hybrid",
-             limit: int | None = None, soft: bool = True, hard: bool = True) -> list[Hit]:
+             limit: int | None = None, soft: Soft = True, hard: bool = True) -> list[Hit]:
         """One collection's ranking, before recency and aggregation: the unit the filtering
         guarantees are stated on (hard=True equals hard=False minus the conflicting chunks)."""
         _check_mode(mode)
@@ -83,13 +90,17 @@ class Retriever:
         return self.collections[collection].chunk_ids[row]
 
     # ------------------------------------------------------------------ preparation
-    def _prepare(self, queries: Sequence[str], profiles: Sequence[Mapping | None], mode: str, soft: bool) -> list[_Query]:
+    def _prepare(self, queries: Sequence[str], profiles: Sequence[Mapping | None], mode: str, soft: Soft) -> list[_Query]:
         known = [prof.known_profile(p, self.schema) for p in profiles]
-        prefixes = [prof.profile_prefix(kn, self.schema, self.params) if soft else "" for kn in known]
+        prefixes = [prof.profile_prefix(_written(kn, soft), self.schema, self.params) for kn in known]
         texts = [f"{prefix} {query}".strip() for prefix, query in zip(prefixes, queries)]
         tokens = self.tokenize(list(texts)) if texts else []
         vectors = self.build.embedder.embed(texts, tokens) if mode != "bm25" and texts else [None] * len(texts)
-        return [_Query(q, t, p, list(tk), v, kn) for q, t, p, tk, v, kn in zip(queries, texts, prefixes, tokens, vectors, known)]
+        if not self.params.prefix_in_bm25 and any(prefixes):
+            tokens = self.tokenize(list(queries))  # BM25 searches the question's own words
+        on = soft is True or isinstance(soft, Set)  # an empty set writes nothing but stays on
+        return [_Query(q, t, p, list(tk), v, kn, on)
+                for q, t, p, tk, v, kn in zip(queries, texts, prefixes, tokens, vectors, known)]
 
     def _dense_scores(self, q: _Query, mode: str) -> dict[str, np.ndarray]:
         """Cosine of the query with every chunk, once per query (shared by the filtered search and
@@ -109,8 +120,24 @@ class Retriever:
             return [Hit(row, score, bm25_rank=i) for i, (row, score) in enumerate(lexical, 1)]
         if mode == "dense":
             return [Hit(row, score, dense_rank=i) for i, (row, score) in enumerate(semantic, 1)]
-        fused = fusion.rrf([lexical, semantic], self.params.rrf_k)[:limit]
+        rankings = [lexical, semantic]
+        if q.soft and q.known and self.params.specificity:
+            rankings.append(self._specific(collection, fusion.rrf(rankings, self.params.rrf_k), q.known))
+        fused = fusion.rrf(rankings, self.params.rrf_k)[:limit]
         return [Hit(row, score, bm25_rank=ranks[0], dense_rank=ranks[1]) for row, score, ranks in fused]
+
+    def _specific(self, collection: Collection, fused, known: prof.Known) -> list[tuple[int, float]]:
+        """The candidates written for this student: limited to the student's own value on the most
+        known attributes, then in fused order. Chunks limited to none are left out of this
+        ranking rather than ranked last (a general page is not penalized, only not promoted)."""
+        counts = []
+        for row, _, _ in fused:
+            applies_to = collection.applies_to[row]
+            limited = sum(applies_to.get(name) is not None for name in known)
+            # unfiltered (the no-hard-filter ablation): a limit to someone else's value is no match
+            counts.append((row, limited - len(prof.conflicts(applies_to, known, self.schema)) if limited else 0))
+        ranked = sorted((c for c in counts if c[1]), key=lambda c: -c[1])  # stable: fused order on ties
+        return [(row, float(count)) for row, count in ranked]
 
     def _bm25(self, collection: Collection, tokens: list[str], known: prof.Known, limit: int):
         query_filter = prof.tantivy_filter(known, self.schema, collection.tantivy_schema)
@@ -187,6 +214,15 @@ class Retriever:
                             "unfiltered_rank": position, "score": hit.score, "bm25_rank": hit.bm25_rank,
                             "dense_rank": hit.dense_rank, "reasons": [r.as_dict() for r in reasons]})
         return info
+
+
+def _written(known: prof.Known, soft: Soft) -> prof.Known:
+    """The known values the soft prefix writes."""
+    if soft is True:
+        return known
+    if not soft:
+        return {}
+    return {name: value for name, value in known.items() if name in soft}
 
 
 def _check_mode(mode: str) -> None:
