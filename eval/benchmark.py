@@ -35,15 +35,15 @@ from advisor.index import fields
 from advisor.index.store import IndexBuild
 from serving.answer.extractive import unit_fits
 from serving.answer.units import readable, row_cells, split_units
+from serving.faq.store import FAQ_KIND
 from serving.retrieval.profile import conflicts
 
 QUERY_TYPES = ("formal", "first_person", "verification")
-FAQ_KIND = "faq"
 # Quantities an advising answer turns on; years and dates are left out (they are what a cohort or a
 # notice is, not what a student asks for), as are bare numbers.
 _FACT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(학점|과목|학기|개월|시간|%|점|명|만\s?원|회)")
-_NOISE = re.compile(r"\[[^\]]*\]|제\s*\d+\s*[조항장절]|\d{2,4}\s*[–~-]\s*\d{2,4}|\d+\s*(?:학년도|학년|학기|년|월|일|차)|\d+|학년도|입학생|입학자|학번|이후|이전|까지|부터|대상"
-                    r"|[()\[\]{}<>:|·,./–~-]")
+_NOISE = re.compile(r"\[[^\]]*\]|제\s*\d+\s*[조항장절]|\d{2,4}\s*[–~-]\s*\d{2,4}|\d+\s*(?:학년도|학년|학기|년|월|일|차)|\d+"
+                    r"|학년도|입학생|입학자|학번|이후|이전|까지|부터|대상|[()\[\]{}<>:|·,./–~-]")
 _LEADING_PARTICLE = re.compile(r"^(?:의|및|과|와|에|을|를|은|는|이|가|도)\s+")
 
 
@@ -195,11 +195,6 @@ def candidate_categories(facts_by_chunk: Mapping[str, list["Fact"]], chunks: Seq
 
 # ----------------------------------------------------------------------------- facts and questions
 
-def facts_in(chunk: dict, profile: Mapping[str, Any], config: InstitutionConfig, tokenizer, words) -> list[Fact]:
-    """Facts with a number and unit on the chunk's lines that apply to `profile`."""
-    return [fact for fact, unit in stated_facts(chunk, tokenizer, words) if unit_fits(unit, profile, config)]
-
-
 def stated_facts(chunk: dict, tokenizer, words) -> list[tuple[Fact, Any]]:
     """(fact, the unit it is on) for every fact of the chunk, whoever its lines apply to. The
     aspect is a table row's label (not a numbered one: "1학년" indexes a course table), or in a
@@ -347,16 +342,19 @@ def synthesize(build: IndexBuild, config: InstitutionConfig, tokenizer, *, seed:
     chunks = _chunks(build)
     stated = {c["chunk_id"]: stated_facts(c, tokenizer, words) for c in chunks}
     limited = [c for c in chunks if _profile_limited(c)]
-    found = candidate_categories({c["chunk_id"]: [f for f, _ in stated[c["chunk_id"]]] for c in limited}, limited, words)
+    facts = {c["chunk_id"]: [fact for fact, _ in stated[c["chunk_id"]]] for c in limited}
+    found = candidate_categories(facts, limited, words)
     people = profiles(build, combos, grades, seed)
     golds = {category: [_gold(limited, stated, category, profile, schema, config) for profile in people]
              for category, _, _ in found}
     # categories whose answer depends on who asks (more than one answer) first; among them, those
     # most profiles can be asked about, then the most different answers; a profile with no answer
     # in one of them takes the next one
-    ranked = [c for c, answers, docs in sorted(
-        found, key=lambda f: (f[1] < 2, -sum(g is not None for g in golds[f[0]]), -f[1], -f[2], f[0].name))]
-    ranked = list({c.name: c for c in reversed(ranked)}.values())[::-1]  # one category per name
+    ranked: list[Category] = []
+    for category, answers, documents in sorted(
+            found, key=lambda f: (f[1] < 2, -sum(g is not None for g in golds[f[0]]), -f[1], -f[2], f[0].name)):
+        if all(category.name != other.name for other in ranked):  # two units of one aspect: the better one
+            ranked.append(category)
     instances, missing = [], defaultdict(int)
     for p_index, profile in enumerate(people):
         taken = 0

@@ -127,6 +127,12 @@ def test_llm_backends_through_dagster_against_a_local_openai_server(slice_config
         if name == "faq_paraphrases":  # URAG-F: this FAQ question asked another way
             question = body["messages"][-1]["content"].split("<<<\n", 1)[1].split("\n>>>", 1)[0]
             return reply({"paraphrases": [f"{question} 알려주세요", f"혹시 {question}"]}, 200, 30)
+        if name == "benchmark_rewrite":  # the QA benchmark's question and reference answer
+            prompt = body["messages"][-1]["content"]
+            question = prompt.split("Template question: ", 1)[1].split("\n", 1)[0]
+            fact = prompt.split("Fact asked for: ", 1)[1].split("\n", 1)[0]
+            lead = "아니요" if "claim is false" in prompt else "네"
+            return reply({"question": f"저기요, {question}", "reference_answer": f"{lead}, {fact}입니다."}, 300, 30)
         if name == "faq_pairs":  # URAG-F: a new Q/A pair from a document chunk
             return reply({"pairs": [{"question": "이 안내의 요점은 무엇인가요?", "answer": "본문에 안내된 절차를 따르면 됩니다."}]}, 400, 30)
         record = {attribute: None for attribute in body["response_format"]["json_schema"]["schema"]["properties"]}
@@ -171,7 +177,12 @@ def test_llm_backends_through_dagster_against_a_local_openai_server(slice_config
         faq_entries, other_chunks = con.execute(
             "SELECT count(DISTINCT doc_url) FILTER (kind = 'faq'), count(*) FILTER (kind <> 'faq') FROM chunks").fetchall()[0]
         enriched = json.loads(con.execute("SELECT manifest FROM index_builds").fetchall()[0][0])["serving"]
-    # annotate + augment every chunk; paraphrase every FAQ entry; pairs from every other chunk
-    assert first_calls == 2 * n_chunks + faq_entries + other_chunks
+    benchmark = [json.loads(line) for line in (warehouse / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    # annotate + augment every chunk; paraphrase every FAQ entry; pairs from every other chunk;
+    # rewrite every benchmark question (identical requests, the same question on the same passage
+    # for two profiles, are sent once)
+    rewrites = {(i["query"], i["reference_answer"], i["gold_chunk_id"]) for i in benchmark}
+    assert first_calls == 2 * n_chunks + faq_entries + other_chunks + len(rewrites)
+    assert benchmark and {i["written_by"] for i in benchmark} == {"llm:gpt-4o-mini"}
     assert enriched["faq"]["enrichment"] == "llm" and enriched["calibration"]["method"] == "llm_paraphrases"
     assert enriched["faq"]["llm_paraphrase"] == faq_entries and enriched["faq"]["llm_generated"] == other_chunks
