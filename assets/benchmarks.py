@@ -40,8 +40,7 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
             rewriter = f"{client.model}|{llm_benchmark.PROMPT_VERSION}"
 
             def rewrite(instances):
-                passages = _passages(build)
-                written, task, outcome = llm_benchmark.rewrite_with_llm(instances, passages, build.schema, client, con)
+                written, task, outcome = llm_benchmark.rewrite_with_llm(instances, build, client, con)
                 task.record_usage(context.run_id, "qa_benchmark")
                 return written, outcome
 
@@ -60,8 +59,3 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)
 
-
-def _passages(build) -> dict[str, str]:
-    """Chunk id -> text, for the LLM's reference answers."""
-    return {chunk_id: text for collection in build.collections.values()
-            for chunk_id, text in zip(collection.chunk_ids, collection.chunks["text"].to_list())}

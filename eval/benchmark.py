@@ -28,6 +28,7 @@ import random
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from advisor.config import InstitutionConfig
@@ -143,7 +144,8 @@ def category_of(title: str, words: Sequence[str]) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _chunks(build: IndexBuild) -> list[dict]:
+def chunk_rows(build: IndexBuild) -> list[dict]:
+    """Every chunk of the build as a dict (id, URL, title, text, kind, headings, applies_to)."""
     rows = []
     for collection in build.collections.values():
         columns = collection.chunks.select("chunk_id", "doc_url", "title", "text", "kind", "heading_path").to_dict(as_series=False)
@@ -200,7 +202,6 @@ def stated_facts(chunk: dict, tokenizer, words) -> list[tuple[Fact, Any]]:
     aspect is a table row's label (not a numbered one: "1학년" indexes a course table), or in a
     sentence the noun phrase the quantity is of."""
     found = []
-    nouns = _NounCheck(tokenizer)
     for unit in split_units(chunk["text"], tokenizer.split_sentences):
         if unit.kind == "row":
             cells = row_cells(unit.text)
@@ -214,7 +215,7 @@ def stated_facts(chunk: dict, tokenizer, words) -> list[tuple[Fact, Any]]:
                     break
         elif unit.kind in ("sentence", "item"):
             match = _FACT.search(unit.text)
-            aspect = _aspect_before(unit.text[:match.start()], words, nouns) if match else ""
+            aspect = _aspect_before(unit.text[:match.start()], words, tokenizer) if match else ""
             if match and aspect:
                 found.append((Fact(aspect, match.group(1), match.group(2).replace(" ", ""), unit.text.strip()), unit))
     squeezed = re.sub(r"\s", "", chunk["text"])
@@ -236,25 +237,14 @@ _QUALIFIERS = frozenset({"매", "직전", "이상", "이하", "미만", "초과"
 _PARTICLE_END = re.compile(r"(?:은|는|이|가|을|를|의|로|으로|에서|에|과|와|도|만|까지)$")
 
 
-class _NounCheck:
-    """Whether every word of a phrase is made of nouns only (Kiwi; "개설되며 모두" is no aspect).
-    One cache per tokenizer: a benchmark asks about the same few hundred words again and again."""
-    _caches: dict[int, dict[str, bool]] = {}
-
-    def __init__(self, tokenizer):
-        self._tokenizer = tokenizer
-        self._cache = self._caches.setdefault(id(tokenizer), {})
-
-    def __call__(self, phrase: str) -> bool:
-        return all(self._noun(word) for word in phrase.split())
-
-    def _noun(self, word: str) -> bool:
-        if word not in self._cache:
-            self._cache[word] = "".join(self._tokenizer.key_words([word])[0]) == word
-        return self._cache[word]
+@lru_cache(maxsize=8192)
+def _is_noun(tokenizer, word: str) -> bool:
+    """Whether a word is made of nouns only (Kiwi; "개설되며" is no aspect). Cached: a benchmark asks
+    about the same few hundred words again and again."""
+    return "".join(tokenizer.key_words([word])[0]) == word
 
 
-def _aspect_before(text: str, words: Sequence[str], nouns: "_NounCheck") -> str:
+def _aspect_before(text: str, words: Sequence[str], tokenizer) -> str:
     """What a quantity in a sentence is of: a "label:" before it, else the noun phrase that ends
     right before it or is the subject of its clause ("영어 졸업요건: TOEIC 650점" -> "영어 졸업요건";
     "복수전공자는 전공 36학점" -> "전공"; "전공필수는 총 8과목" -> "전공필수"; "매 학기 5명" -> "").
@@ -272,7 +262,7 @@ def _aspect_before(text: str, words: Sequence[str], nouns: "_NounCheck") -> str:
             continue  # "총", "매 학기", "1~2학년": between the noun phrase and the quantity
         if base != word and (phrase or not re.search(r"(?:은|는|이|가|도)$", word)):
             break  # a particle ends the noun phrase before this one; only a subject is what is counted
-        if not (re.fullmatch(r"[가-힣]+", base) and nouns(base)) or base in _QUALIFIERS or len(phrase) == 2:
+        if not (re.fullmatch(r"[가-힣]+", base) and _is_noun(tokenizer, base)) or base in _QUALIFIERS or len(phrase) == 2:
             break
         phrase.insert(0, base)
     return _clean_aspect(" ".join(phrase), words) if phrase else ""
@@ -339,13 +329,18 @@ def synthesize(build: IndexBuild, config: InstitutionConfig, tokenizer, *, seed:
     """(instances, report). Instances follow interfaces.md §3 (plus premise and gold_chunk_id)."""
     schema = build.schema
     words = profile_words(schema)
-    chunks = _chunks(build)
+    chunks = chunk_rows(build)
     stated = {c["chunk_id"]: stated_facts(c, tokenizer, words) for c in chunks}
     limited = [c for c in chunks if _profile_limited(c)]
     facts = {c["chunk_id"]: [fact for fact, _ in stated[c["chunk_id"]]] for c in limited}
     found = candidate_categories(facts, limited, words)
     people = profiles(build, combos, grades, seed)
-    golds = {category: [_gold(limited, stated, category, profile, schema, config) for profile in people]
+    # each profile's eligible chunks, most specific first, once (not again for every category)
+    eligible = [sorted((c for c in limited if not conflicts(c["applies_to"], profile, schema)),
+                       key=lambda c: (-sum(v is not None for v in c["applies_to"].values()), c["chunk_id"]))
+                for profile in people]
+    golds = {category: [_gold(chunks_for, stated, category, profile, config)
+                        for chunks_for, profile in zip(eligible, people)]
              for category, _, _ in found}
     # categories whose answer depends on who asks (more than one answer) first; among them, those
     # most profiles can be asked about, then the most different answers; a profile with no answer
@@ -385,12 +380,10 @@ def synthesize(build: IndexBuild, config: InstitutionConfig, tokenizer, *, seed:
     return instances, report
 
 
-def _gold(chunks: list[dict], stated: Mapping[str, list], category: Category, profile: Mapping[str, Any],
-          schema, config) -> tuple[dict, Fact] | None:
-    """The most specific chunk applying to the profile with a fact of the category on a line that
-    applies to the profile, and that fact (the first such line: a table row, in reading order)."""
-    eligible = [c for c in chunks if not conflicts(c["applies_to"], profile, schema)]
-    eligible.sort(key=lambda c: (-sum(v is not None for v in c["applies_to"].values()), c["chunk_id"]))
+def _gold(eligible: list[dict], stated: Mapping[str, list], category: Category, profile: Mapping[str, Any],
+          config) -> tuple[dict, Fact] | None:
+    """The first of the profile's eligible chunks (most specific first) with a fact of the category
+    on a line that applies to the profile, and that fact (the first such line, in reading order)."""
     for chunk in eligible:
         for fact, unit in stated[chunk["chunk_id"]]:
             if (fact.aspect, fact.unit) == (category.aspect, category.unit) and unit_fits(unit, profile, config):

@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 import duckdb
 
 from advisor.index import fields
+from advisor.index.store import IndexBuild
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure
-from eval.benchmark import names_profile
+from eval.benchmark import chunk_rows, names_profile
 
 TASK, PROMPT_VERSION, SCHEMA_NAME = "benchmark_rewrite", "benchmark-rewrite-v1", "benchmark_rewrite"
 SCHEMA = {
@@ -55,9 +56,11 @@ MAX_PASSAGE_CHARS = 2000
 _QUANTITY = re.compile(r"\d+(?:\.\d+)?")
 
 
-def rewrite_with_llm(instances: Sequence[dict], passages: Mapping[str, str], schema: fields.Schema,
-                     client: LLMClient, con: duckdb.DuckDBPyConnection) -> tuple[list[dict], CachedJSONTask, dict]:
-    """(instances, the task (for its usage), report). `passages`: gold chunk id -> its text."""
+def rewrite_with_llm(instances: Sequence[dict], build: IndexBuild, client: LLMClient,
+                     con: duckdb.DuckDBPyConnection) -> tuple[list[dict], CachedJSONTask, dict]:
+    """(instances, the task (for its usage), report); the passages are the build's gold chunks."""
+    passages = {row["chunk_id"]: row["text"] for row in chunk_rows(build)}
+    schema = build.schema
     task = CachedJSONTask(client, con, task=TASK, prompt_version=PROMPT_VERSION, schema=SCHEMA,
                           schema_name=SCHEMA_NAME)
     requests = [[{"role": "system", "content": SYSTEM},

@@ -134,8 +134,7 @@ def test_what_a_quantity_in_a_sentence_is_of(before, aspect):
     from advisor.chunking.chunks import tokenizer_for
     from advisor.config import load_config
 
-    nouns = benchmark._NounCheck(tokenizer_for(load_config()))
-    assert benchmark._aspect_before(before, ["컴퓨터학과", "CS"], nouns) == aspect
+    assert benchmark._aspect_before(before, ["컴퓨터학과", "CS"], tokenizer_for(load_config())) == aspect
 
 
 def test_an_llm_rewrites_questions_and_answers_and_every_rewrite_is_checked(demo, tmp_path):
@@ -151,7 +150,6 @@ def test_an_llm_rewrites_questions_and_answers_and_every_rewrite_is_checked(demo
     config, build, _, instances, _ = demo
     chosen = {t: [i for i in instances if i["query_type"] == t][:2] for t in benchmark.QUERY_TYPES}
     sample = [i for group in chosen.values() for i in group]
-    passages = {cid: text for c in build.collections.values() for cid, text in zip(c.chunk_ids, c.chunks["text"].to_list())}
     department_label = build.schema["department"].label(sample[1]["profile"]["department"])
 
     def respond(body):
@@ -175,9 +173,9 @@ def test_an_llm_rewrites_questions_and_answers_and_every_rewrite_is_checked(demo
     con = duckdb.connect(str(tmp_path / "lake.duckdb"))
     try:
         with LLMClient(settings_for(server)) as client:
-            written, task, outcome = llm_benchmark.rewrite_with_llm(sample, passages, build.schema, client, con)
+            written, task, outcome = llm_benchmark.rewrite_with_llm(sample, build, client, con)
             calls = len(server.requests)
-            again, _, _ = llm_benchmark.rewrite_with_llm(sample, passages, build.schema, client, con)
+            again, _, _ = llm_benchmark.rewrite_with_llm(sample, build, client, con)
             # the cache answers everything but the failure, which is asked again
             retried = server.requests[calls:]
             assert retried and all(f"Template question: {sample[2]['query']}\n" in r["messages"][-1]["content"]

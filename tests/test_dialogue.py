@@ -206,12 +206,13 @@ def test_needed_attributes_use_document_level_limits_weighted_by_rank():
     limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in candidates]
                                              + [("a", {"campus": ["north"], "cohort": [2018, 2020], "level": None})]])
     assert limits["a"] == {"campus", "cohort"}
-    assert profiling.needed_attributes(candidates, limits, schema, Session()) == ["campus", "cohort"]
-    assert profiling.needed_attributes(candidates, limits, schema, Session(known={"campus": "north"})) == ["cohort"]
+    relevant = profiling.relevant_attributes(candidates, limits, schema)
+    assert profiling.unsettled(relevant, schema, Session()) == ["campus", "cohort"]
+    assert profiling.unsettled(relevant, schema, Session(known={"campus": "north"})) == ["cohort"]
     # the share is weighted by rank: limits only at ranks 3-4 are not enough
     late = [chunk(1, "c"), chunk(2, "d"), chunk(3, "a", campus=["north"]), chunk(4, "b", campus=["south"])]
     late_limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in late]])
-    assert profiling.needed_attributes(late, late_limits, schema, Session()) == []
+    assert profiling.unsettled(profiling.relevant_attributes(late, late_limits, schema), schema, Session()) == []
 
 
 def test_follow_up_asks_what_the_top_evidence_depends_on():

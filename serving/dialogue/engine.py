@@ -173,7 +173,7 @@ class Advisor:
             candidates = self._retrieve(pending, session, today, hard=False)
             pending.relevant |= set(profiling.relevant_attributes(candidates.chunks, self.doc_limits, self.schema,
                                                                   self.settings.need_share))
-        needed = [name for name in self.schema if name in pending.relevant and not session.settled(name)]
+        needed = profiling.unsettled(pending.relevant, self.schema, session)
         if needed:
             return self._ask(session, pending, needed)
         return self._answer(session, pending, today)

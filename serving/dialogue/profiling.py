@@ -50,18 +50,18 @@ def document_constraints(chunk_stores: Iterable[Sequence[tuple[str, Mapping]]]) 
     return {url: frozenset(limited) for url, limited in seen.items()}
 
 
-def needed_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
-                      schema: fields.Schema, session: Session, share: float = 1 / 3) -> list[str]:
-    """The relevant attributes (below) the session has not settled: what to ask."""
-    return [name for name in relevant_attributes(candidates, doc_limits, schema, share) if not session.settled(name)]
+def unsettled(attributes: Iterable[str], schema: fields.Schema, session: Session) -> list[str]:
+    """Those of `attributes` the session has not settled, in schema order: what to ask."""
+    wanted = set(attributes)
+    return [name for name in schema if name in wanted and not session.settled(name)]
 
 
 def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
                         schema: fields.Schema, share: float = 1 / 3) -> list[str]:
-    """Attributes that the rank-weighted majority (1/rank weights) of the candidates' documents are
-    limited on, in schema order (the order questions are asked): what the question depends on.
-    Each document counts once, at its best rank: one long page's many sections must not outvote
-    the near-duplicates that differ by whom they apply to."""
+    """Attributes that a rank-weighted share of the candidates' documents are limited on, in schema
+    order (the order questions are asked): what the question depends on. Each document counts
+    once, weighted 1/k for the k-th distinct document: one long page's many sections must not
+    outvote the near-duplicates that differ by whom they apply to."""
     weights: dict[str, float] = defaultdict(float)
     total = 0.0
     seen: set[str] = set()
@@ -69,7 +69,7 @@ def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mappin
         if chunk.doc_url in seen:
             continue
         seen.add(chunk.doc_url)
-        weight = 1.0 / (len(seen))
+        weight = 1.0 / len(seen)
         total += weight
         for name in doc_limits.get(chunk.doc_url, ()):
             weights[name] += weight

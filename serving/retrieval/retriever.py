@@ -94,10 +94,15 @@ class Retriever:
         known = [prof.known_profile(p, self.schema) for p in profiles]
         prefixes = [prof.profile_prefix(_written(kn, soft), self.schema, self.params) for kn in known]
         texts = [f"{prefix} {query}".strip() for prefix, query in zip(prefixes, queries)]
-        tokens = self.tokenize(list(texts)) if texts else []
-        vectors = self.build.embedder.embed(texts, tokens) if mode != "bm25" and texts else [None] * len(texts)
-        if not self.params.prefix_in_bm25 and any(prefixes):
-            tokens = self.tokenize(list(queries))  # BM25 searches the question's own words
+        # the embedder reads the prefixed text; BM25 the question's own words unless the params say
+        # otherwise: what is needed is tokenized in one call
+        embedded = mode != "bm25"
+        own_words = not self.params.prefix_in_bm25 and any(prefixes)
+        wanted = (list(texts) if embedded or not own_words else []) + (list(queries) if own_words else [])
+        found = self.tokenize(wanted) if wanted else []
+        tokens = found[len(found) - len(queries):] if own_words else found
+        vectors = (self.build.embedder.embed(texts, found[:len(texts)]) if embedded and texts
+                   else [None] * len(texts))
         on = soft is True or isinstance(soft, Set)  # an empty set writes nothing but stays on
         return [_Query(q, t, p, list(tk), v, kn, on)
                 for q, t, p, tk, v, kn in zip(queries, texts, prefixes, tokens, vectors, known)]
@@ -122,11 +127,11 @@ class Retriever:
             return [Hit(row, score, dense_rank=i) for i, (row, score) in enumerate(semantic, 1)]
         rankings = [lexical, semantic]
         if q.soft and q.known and self.params.specificity:
-            rankings.append(self._specific(collection, fusion.rrf(rankings, self.params.rrf_k), q.known))
+            rankings.append(self._specific(collection, fusion.rrf(rankings, self.params.rrf_k), q.known, hard))
         fused = fusion.rrf(rankings, self.params.rrf_k)[:limit]
         return [Hit(row, score, bm25_rank=ranks[0], dense_rank=ranks[1]) for row, score, ranks in fused]
 
-    def _specific(self, collection: Collection, fused, known: prof.Known) -> list[tuple[int, float]]:
+    def _specific(self, collection: Collection, fused, known: prof.Known, filtered: bool) -> list[tuple[int, float]]:
         """The candidates written for this student: limited to the student's own value on the most
         known attributes, then in fused order. Chunks limited to none are left out of this
         ranking rather than ranked last (a general page is not penalized, only not promoted)."""
@@ -134,8 +139,11 @@ class Retriever:
         for row, _, _ in fused:
             applies_to = collection.applies_to[row]
             limited = sum(applies_to.get(name) is not None for name in known)
-            # unfiltered (the no-hard-filter ablation): a limit to someone else's value is no match
-            counts.append((row, limited - len(prof.conflicts(applies_to, known, self.schema)) if limited else 0))
+            # unfiltered (the no-hard-filter ablation), a limit to someone else's value is no match;
+            # after the filter, no candidate has one
+            if limited and not filtered:
+                limited -= len(prof.conflicts(applies_to, known, self.schema))
+            counts.append((row, limited))
         ranked = sorted((c for c in counts if c[1]), key=lambda c: -c[1])  # stable: fused order on ties
         return [(row, float(count)) for row, count in ranked]
 
