@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test browser serve ui clean-warehouse
+.PHONY: demo business readme-results test browser serve ui clean-warehouse
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,15 @@ $(STAMP): pyproject.toml
 ## Run the whole pipeline on the bundled demo college and print what was built.
 demo: $(STAMP)
 	$(BIN)/advisor materialize
+
+## The second bundled institution (새빛대학교 경영경제대학), evaluation included, in its own warehouse.
+BUSINESS_WAREHOUSE := warehouse/business
+business: $(STAMP)
+	$(BIN)/advisor materialize --config advisor/business_college/institution.yaml --warehouse $(BUSINESS_WAREHOUSE)
+
+## The README's results block, generated from both institutions' latest evaluation runs.
+readme-results: $(STAMP)
+	$(BIN)/python -m eval.readme_results --warehouse warehouse --warehouse $(BUSINESS_WAREHOUSE)
 
 ## Run the test suite (installs Chromium for the browser tests first when it is missing).
 test: $(STAMP) browser

@@ -193,8 +193,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from advisor.chunking.chunks import tokenizer_for
     from eval.outfile import out_document, write_out
-    from eval.reports import table1_markdown
-    from eval.store import meta_from_build, record_run
+    from eval.provenance import gold_line
+    from eval.reports import table1_caption, table1_markdown
+    from eval.store import gold_from_of, meta_from_build, record_run
     from serving.dialogue.engine import NoBuildError, open_advisor
 
     started = datetime.now(timezone.utc)
@@ -206,30 +207,42 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise _EvalError(EXIT_FAILED, f"{exc}") from None
     try:
         instances = read_benchmark(args.benchmark, advisor.schema)  # profiles against the build's schema
-    except BenchmarkError as exc:
-        raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
+        gold_from = gold_from_of(instances)  # names the instance whose "gold_from" is not a string
+    except ValueError as exc:  # BenchmarkError is one
+        raise _EvalError(EXIT_BAD_INPUT, f"{args.benchmark}: {exc}" if not isinstance(exc, BenchmarkError)
+                         else str(exc)) from None
     meta = meta_from_build(
         advisor.build.manifest, config=config, benchmark=str(args.benchmark),
         benchmark_hash=benchmark_hash(args.benchmark), instances=len(instances), systems=systems, settings=settings,
-        started_at=started, llm_model=llm_settings.model if llm_settings is not None else None)
+        started_at=started, llm_model=llm_settings.model if llm_settings is not None else None, gold_from=gold_from)
     backend = f"LLM {meta.llm_model}" if meta.llm_model else "offline"
     console.print(f"evaluating {len(systems)} system(s) x {len(settings)} setting(s) on {len(instances)} instances "
-                  f"(build {meta.build_id}, {backend})", highlight=False)
-    outcome = _run_with_status(runner, advisor, instances, systems, settings, tokenizer)
+                  f"(build {meta.build_id}, {backend}). {gold_line(meta.gold_from)}", highlight=False)
+    from eval.truth import true_labels
+
+    try:
+        labels = true_labels(config, warehouse, advisor.build)  # for profill-true-labels; None without truth
+    except FileNotFoundError as exc:
+        raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
+    outcome = _run_with_status(runner, advisor, instances, systems, settings, tokenizer, labels)
 
     document = out_document(outcome.aggregates, build_id=meta.build_id, benchmark=str(args.benchmark),
-                            instances=len(instances), run_id=meta.run_id, benchmark_hash=meta.benchmark_hash)
+                            instances=len(instances), run_id=meta.run_id, benchmark_hash=meta.benchmark_hash,
+                            gold_from=meta.gold_from)
     if args.out:
         write_out(args.out, document)
-    # The table before recording: a lock taken meanwhile must not hide minutes of results.
-    print(table1_markdown(pl.DataFrame(document["results"], infer_schema_length=None)))
+    # The table before recording: a lock taken meanwhile must not hide minutes of results. Only the
+    # flat fields go into the frame (the per-slice objects differ from row to row).
+    flat = [{k: v for k, v in row.items() if not isinstance(v, dict)} for row in document["results"]]
+    print(table1_markdown(pl.DataFrame(flat, infer_schema_length=None)))
+    print("\n" + table1_caption(flat, meta.gold_from))
     try:
         con = _lakehouse(warehouse)
     except _EvalError as exc:
         kept = f"; the aggregates are in {args.out}" if args.out else ""
         raise _EvalError(exc.code, f"the run was not recorded: {exc}{kept}") from None
     try:
-        record_run(con, outcome=outcome, run_meta=meta)
+        record_run(con, outcome=outcome, run_meta=meta, instances=instances)
     finally:
         con.close()
     console.print(f"recorded as evaluation run {meta.run_id} in {warehouse}"
@@ -237,7 +250,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run_with_status(runner, advisor, instances, systems, settings, tokenizer):
+def _run_with_status(runner, advisor, instances, systems, settings, tokenizer, true_labels=None):
     """run_evaluation with a live status line fed by whatever progress the runner reports."""
     from advisor import progress
 
@@ -250,7 +263,7 @@ def _run_with_status(runner, advisor, instances, systems, settings, tokenizer):
         progress.set_sink(lambda stage, message: show(stage, message))
         try:
             return runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
-                                         tokenizer=tokenizer, progress=show)
+                                         tokenizer=tokenizer, progress=show, true_labels=true_labels)
         finally:
             progress.set_sink(None)
 

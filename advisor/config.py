@@ -104,7 +104,8 @@ class CrawlSettings(_Strict):
 class LocalSite(_Strict):
     """A static copy of a site served on loopback while crawling (the demo college, or a mirror)."""
 
-    generate: Literal["demo_college"] | None = None  # build the bundled site into `directory` first
+    # build a bundled site into `directory` first (advisor.ingest.local_site.GENERATORS)
+    generate: Literal["demo_college", "business_college"] | None = None
     directory: str = "demo_college"  # relative paths are under the warehouse
     host: str = "127.0.0.1"
     port: Annotated[int, Field(gt=0, lt=65536)] = 8765
@@ -129,9 +130,17 @@ class PipelineSettings(_Strict):
     faq_enrichment: Literal["auto", "off", "llm"] = "auto"
     chunk_max_chars: Annotated[int, Field(ge=200, le=4000)] = 800
     keep_builds: Annotated[int, Field(ge=1, le=100)] = 5  # index builds kept for comparison
-    # A ground-truth applicability manifest (JSON lines), used ONLY to measure annotation
-    # accuracy; relative paths are under the warehouse. The demo college writes one.
+    # A ground-truth file (JSON lines: per document URL, whom it truly applies to), read ONLY by the
+    # evaluation: annotation accuracy, the benchmark's gold sources and the true-label system.
+    # Relative paths are under the warehouse. The bundled colleges write one.
     annotation_truth: str | None = None
+
+
+class EvaluationSettings(_Strict):
+    """How the evaluation's simulated student behaves (eval/simulate.py)."""
+
+    # the `deployment-dont-know` setting: the share of profile questions the student cannot answer
+    dont_know_share: Annotated[float, Field(ge=0, le=1)] = 0.2
 
 
 class RetrievalSettings(_Strict):
@@ -171,12 +180,26 @@ class RangeAttribute(_Strict):
     question: str
     min: int
     max: int
+    # how a value is written ("{value}" + unit: "3학년", "21학번"); unset: the word the question
+    # asks in ("현재 몇 학년인가요?" -> 학년), else 학번 for a cohort year
+    unit: str | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> "RangeAttribute":
         if self.min > self.max:
             raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
         return self
+
+    def value_text(self, value: int) -> str:
+        """A value as a student reads and writes it: "3학년", "21학번" (the soft prefix, the options)."""
+        unit = self.unit if self.unit is not None else question_unit(self.question) or ("학번" if self.type == "year" else "")
+        return f"{value}{unit}"
+
+
+def question_unit(question: str) -> str:
+    """The unit a question asks a number in: the word after "몇" ("몇 학년인가요?" -> "학년")."""
+    match = re.search(r"몇\s*([가-힣]+?)(?:인가요|이신가요|이에요|예요|입니까|이세요|째|을|를|이|은|는|\s|\?|$)", question)
+    return match.group(1) if match else ""
 
 
 Attribute = Annotated[CategoricalAttribute | RangeAttribute, Field(discriminator="type")]
@@ -191,6 +214,7 @@ class InstitutionConfig(_Strict):
     crawl: CrawlSettings = CrawlSettings()
     pipeline: PipelineSettings = PipelineSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
+    evaluation: EvaluationSettings = EvaluationSettings()
     local_site: LocalSite | None = None
 
     @field_validator("sources")

@@ -3,7 +3,9 @@
 Every data row carries its lineage (source URL, fetch time, content hash, HTTP status, the run that
 produced it); `materializations` records each asset run's inputs, outputs, row counts, code version
 and config hash, so researchers can join any row back to the run and configuration behind it.
-The schema is documented in README.md ("The lakehouse").
+The current tables are upserted; their history (every version a build or an evaluation could
+have used) is kept beside them by advisor/history.py. The schema is documented in README.md
+("The lakehouse").
 """
 
 from __future__ import annotations
@@ -212,6 +214,13 @@ CREATE TABLE IF NOT EXISTS index_builds (  -- every index build, published or pr
     manifest          JSON NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS index_build_chunks (  -- which chunks each index build holds
+    build_id    VARCHAR NOT NULL,            -- -> index_builds.build_id
+    chunk_id    VARCHAR NOT NULL,            -- -> chunk_versions.chunk_id (as of index_builds.built_at)
+    collection  VARCHAR NOT NULL,            -- static | dynamic
+    PRIMARY KEY (build_id, chunk_id)
+);
+
 CREATE TABLE IF NOT EXISTS intent_examples ( -- the intent-routing dataset (built, never hand-edited)
     example_id     VARCHAR PRIMARY KEY,     -- hash of text + intent
     text           VARCHAR NOT NULL,
@@ -290,9 +299,12 @@ def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    from advisor import history  # it builds on this module's helpers
+
     con.execute(SCHEMA)
     con.execute(LLM_SCHEMA)
     con.execute(EMBEDDING_CACHE_DDL)
+    history.ensure_history(con)  # versions tables (migrated on first open), build chunks, lineage views
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[dict]) -> None:

@@ -54,16 +54,19 @@ def print_run_summary(result, warehouse: Path, seconds: float) -> None:
 
 def _print_table1(warehouse: Path, run_id: str, report: dict) -> None:
     """The paper's Table 1 layout for the run the evaluation asset stands for, last: it is what
-    `make demo` is for."""
-    from eval.reports import table1_markdown
-    from eval.store import aggregates_frame
+    `make demo` is for. Under it: which instances it is over and where the gold came from."""
+    from eval.reports import table1_caption, table1_markdown
+    from eval.store import aggregates_frame, run_info
 
     with connect(warehouse) as con:
-        table = table1_markdown(aggregates_frame(con, run_id))
+        aggregates = aggregates_frame(con, run_id)
+        gold_from = run_info(con, run_id).get("gold_from")
     console.print(f"\n[bold]Table 1[/bold] (evaluation run {run_id}; SQL: eval_aggregates, eval_query_results)")
-    print(table)  # plain Markdown, pasteable
+    print(table1_markdown(aggregates))  # plain Markdown, pasteable
+    print("\n" + table1_caption(aggregates, gold_from))
     if report.get("report_path"):
-        console.print(f"report with the ablations, breakdowns and charts: {report['report_path']}", highlight=False)
+        console.print(f"report with the ablations, slices, breakdowns and charts: {report['report_path']}",
+                      highlight=False)
 
 
 def _notes(metadata: dict) -> str:

@@ -1,6 +1,7 @@
 """Annotation stage: chunks (with the Kiwi token cache), their profile annotations, the
 annotators' accuracy against ground truth, and URAG-D augmented chunk texts."""
 
+from collections import Counter
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import polars as pl
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
-from advisor import progress
+from advisor import history, progress
 from advisor.annotation import accuracy, store as annotation_store
 from advisor.annotation.model import ChunkAnnotation, needs_of
 from advisor.annotation.rules import RulesAnnotator
@@ -18,7 +19,14 @@ from advisor.lakehouse import insert_rows, scalar
 from advisor.quality import expectations_module, validate
 from advisor.versioning import code_version
 from assets.ingestion import documents
-from assets.lineage import check_result, failures_markdown, record_lineage
+from assets.lineage import (
+    check_result,
+    failures_markdown,
+    history_check,
+    history_check_spec,
+    record_lineage,
+    versions_metadata,
+)
 from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "annotation"
@@ -35,6 +43,7 @@ ANNOTATION_CODE = code_version(annotation_store)
                        description="No chunk is empty or longer than the configured limit (GX)."),
         AssetCheckSpec("every_document_has_chunks", asset="chunks", blocking=True,
                        description="Every active document produced at least one chunk (GX)."),
+        history_check_spec("chunks"),
     ],
     description="Self-contained chunks of at most 800 characters (paragraphs, then Kiwi sentences), "
     "prefixed with topic, subtopic, title and keywords; Kiwi content morphemes cached per text.",
@@ -67,7 +76,9 @@ def chunks(context: AssetExecutionContext, institution: InstitutionResource, war
             "mean_chars": round(float(frame["chars"].mean() or 0), 1),
             "max_chars": int(frame["chars"].max() or 0),
             **{f"chunks_{kind}": n for kind, n in sorted(frame["kind"].value_counts().iter_rows())},
+            **versions_metadata(report.versions, history.CHUNKS, con),
         }
+        in_history = history_check(con, history.CHUNKS)
         record_lineage(context, con, config, asset="chunks", started_at=started, code_version=CHUNK_CODE,
                        upstream=["documents"], row_count=frame.height,
                        counts={"rows_added": report.chunks_added, "rows_removed": report.chunks_removed,
@@ -77,6 +88,7 @@ def chunks(context: AssetExecutionContext, institution: InstitutionResource, war
         check_result("chunk_ids_unique_not_null", ids),
         check_result("chunks_within_size_limit", sizes),
         check_result("every_document_has_chunks", coverage),
+        in_history,
     ])
 
 
@@ -126,6 +138,7 @@ def _schema_expectations(config: InstitutionConfig, con) -> list:
                        description="Every annotated value is a canonical value / inside the attribute's range (GX)."),
         AssetCheckSpec("every_chunk_annotated", asset="chunk_annotations", blocking=False,
                        description="Every chunk has an annotation from the active annotator."),
+        history_check_spec("chunk_annotations"),
     ],
     description="For every chunk and profile attribute: null (not limiting), canonical values, or an "
     "inclusive range; and which attributes a reader must know. Rules offline; the LLM when configured.",
@@ -135,13 +148,14 @@ def chunk_annotations(
 ) -> MaterializeResult:
     config = institution.load()
     started = datetime.now(timezone.utc)
-    metadata, failures = {}, []
+    metadata, failures, versions = {}, [], Counter()
     with warehouse.connect() as con, ExitStack() as stack:
         annotators = annotators_for(config, llm, con, stack)
         for annotator in annotators:
             progress.report("chunk_annotations", f"annotating with {annotator.name}")
             report = annotation_store.annotate_chunks(config, con, annotator, context.run_id)
             failures += report.failures
+            versions += report.versions
             metadata.update({
                 f"{annotator.name}_annotated": report.annotated,
                 f"{annotator.name}_unchanged": report.unchanged,
@@ -159,7 +173,9 @@ def chunk_annotations(
             [active.name])
         in_schema = _schema_expectations(config, con)
         metadata.update({"dagster/row_count": total, "active_annotator": active.name,
-                         "active_annotator_version": active.version, "chunks_without_annotation": missing})
+                         "active_annotator_version": active.version, "chunks_without_annotation": missing,
+                         **versions_metadata(versions, history.ANNOTATIONS, con)})
+        in_history = history_check(con, history.ANNOTATIONS)
         record_lineage(context, con, config, asset="chunk_annotations", started_at=started,
                        code_version=ANNOTATION_CODE, upstream=["chunks"], row_count=total,
                        counts={"failures": len(failures)}, metadata={k: v for k, v in metadata.items()
@@ -169,6 +185,7 @@ def chunk_annotations(
         check_results=[
             check_result("annotation_values_in_schema", in_schema),
             check_result("every_chunk_annotated", []) if not missing else _missing_check(missing),
+            in_history,
         ],
     )
 

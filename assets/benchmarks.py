@@ -1,11 +1,12 @@
-"""Evaluation stage: the QA benchmark synthesized from the latest index build's annotated chunks
-(interfaces.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
+"""Evaluation stage: the QA benchmark synthesized from the latest index build's chunks and, when the
+config names a truth file, the true applicability of their sources (else the build's annotations;
+interfaces.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
 
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
 
 from advisor import progress
 from advisor.chunking.chunks import tokenizer_for
@@ -14,18 +15,20 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
 from assets.lineage import record_lineage
-from eval import benchmark, llm_benchmark
+from eval import benchmark, facts, line_scope, llm_benchmark, questions, store as eval_store, truth as eval_truth
+from eval.benchmark_io import read_benchmark
 from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "evaluation"
-BENCHMARK_CODE = code_version(benchmark, llm_benchmark)
+BENCHMARK_CODE = code_version(benchmark, facts, line_scope, questions, eval_truth, llm_benchmark)
 
 
 @asset(
     group_name=GROUP, kinds={"python"}, code_version=BENCHMARK_CODE, deps=[index_build], pool="lakehouse",
     description="The QA benchmark: 60 student profiles x advising categories x 3 query types (formal, first "
-    "person, yes/no with a true or false premise), each with one gold source that applies to its profile and "
-    "its expected keyword, validated against the index build; the profile never appears in the question.",
+    "person, yes/no with a true or false premise), with every source that applies to the profile and states "
+    "the answer as gold (from the config's truth file when it names one, else from the build's annotations), "
+    "plus profile-independent and stated-profile slices; the profile never appears in the question.",
 )
 def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResource,
                  warehouse: WarehouseResource, llm: LLMResource) -> MaterializeResult:
@@ -33,6 +36,13 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
     started = datetime.now(timezone.utc)
     progress.report("qa_benchmark", "synthesizing the QA benchmark from the latest build")
     build = load_build(latest_build_dir(Path(warehouse.root) / BUILDS_DIR))
+    try:
+        path = eval_truth.truth_file(config, warehouse.root)
+    except FileNotFoundError as exc:
+        raise Failure(str(exc)) from None
+    truth = eval_truth.Truth.load(path, config) if path is not None else None
+    if truth is None:
+        context.log.warning("no truth file in the config: the gold sources come from the build's own annotations")
     with ExitStack() as stack:
         rewrite, rewriter = None, ""
         if llm.configured():  # the questions and reference answers in an LLM's words
@@ -45,14 +55,19 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
                 return written, outcome
 
         report = benchmark.write_benchmark(warehouse.root, build, config, tokenizer_for(config),
-                                           code=BENCHMARK_CODE, rewrite=rewrite, rewriter=rewriter)
+                                           code=BENCHMARK_CODE, rewrite=rewrite, rewriter=rewriter, truth=truth)
     metadata = {
         "dagster/row_count": report["instances"], "path": MetadataValue.path(report["path"]),
         "build_id": report["build_id"], "benchmark_hash": report["benchmark_hash"], "written": report["written"],
         "profiles": report["profiles"], "categories": MetadataValue.json(report["categories"]),
+        "slices": MetadataValue.json(report["slices"]), "gold_from": report["gold_from"],
         "written_by": MetadataValue.json(report.get("rewritten") or {"template": report["instances"]}),
     }
     with warehouse.connect() as con:
+        # every version of the benchmark stays queryable (question, profile, gold, provenance) after
+        # the file is overwritten; a version already recorded is not written again
+        if report["instances"]:
+            eval_store.record_benchmark(con, report["path"], report["benchmark_hash"], read_benchmark(report["path"]))
         record_lineage(context, con, config, asset="qa_benchmark", started_at=started, code_version=BENCHMARK_CODE,
                        upstream=["index_build"], row_count=report["instances"],
                        counts={"rows_added": report["instances"] if report["written"] else 0},

@@ -30,13 +30,16 @@ BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark 
 REPORTS_DIR = "reports"
 INTENT_DIR = "intent"  # the intent classifier inside an index build
 # No LLM needed: what the pipeline evaluates by default (LLM systems and judges cost money per run).
-OFFLINE_SYSTEMS = ("bm25", "dense", "hybrid", "profill", "profill-no-hard-filter", "profill-no-soft-prefix",
-                   "profill-no-reretrieval", "urag")
-SETTINGS = ("deployment", "oracle")
+OFFLINE_SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+filter", "profill", "profill-no-hard-filter",
+                   "profill-no-soft-prefix", "profill-no-reretrieval", "profill-true-labels", "urag")
+SETTINGS = ("deployment", "deployment-dont-know", "oracle")
 EVALUATION_CODE = evaluation_code_version()
 # The report is a rendering of stored rows: its version is the renderer's and this module's source.
-REPORT_CODE = hashlib.sha256((Path(__file__).resolve().parent.parent / "eval" / "reports.py").read_bytes()
-                             + Path(__file__).read_bytes()).hexdigest()[:12]
+_ROOT = Path(__file__).resolve().parent.parent
+REPORT_CODE = hashlib.sha256(b"".join(
+    (_ROOT / name).read_bytes() for name in ("eval/reports.py", "eval/report_tables.py", "eval/report_charts.py",
+                                             "eval/provenance.py", "eval/label_gap.py", "assets/report_metadata.py",
+                                             "assets/evaluation.py"))).hexdigest()[:12]
 
 
 class EvaluationConfig(Config):
@@ -76,6 +79,7 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
         return MaterializeResult(metadata={"skipped": reason})
 
     from eval import runner  # lazily: the systems pull in the whole serving stack
+    from eval import truth as eval_truth
     from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
 
     systems = _checked(config.systems, runner.SYSTEMS, "systems")
@@ -114,17 +118,22 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
         instances = read_benchmark(benchmark, advisor.schema)
     except BenchmarkError as exc:
         raise Failure(str(exc)) from None
-    meta = replace(meta, instances=len(instances))
+    meta = replace(meta, instances=len(instances), gold_from=eval_store.gold_from_of(instances))
     context.log.info(f"evaluating {len(systems)} systems x {len(settings)} settings on {len(instances)} instances")
 
     def report_progress(*parts, **named) -> None:  # tolerant: the runner decides what it reports
         progress.report("evaluation", " ".join(str(p) for p in (*parts, *named.values())))
 
+    try:
+        true_labels = eval_truth.true_labels(institution_config, warehouse.root, advisor.build)
+    except FileNotFoundError as exc:
+        raise Failure(str(exc)) from None
     outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
-                                    tokenizer=tokenizer, progress=report_progress)
-    intent, router = _intent_evaluation(build_dir, test_examples)
+                                    tokenizer=tokenizer, progress=report_progress, true_labels=true_labels)
+    intent, router, predictions = _intent_evaluation(build_dir, test_examples)
     with warehouse.connect() as con:
-        run_id = eval_store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router)
+        run_id = eval_store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router,
+                                       instances=instances, intent_predictions=predictions)
         return _result(context, con, institution_config, run_id, started, reused=False)
 
 
@@ -141,23 +150,29 @@ def _intent_test_split(con) -> list:
     return [e for e in load_intent_examples(con) if e.split == "test"]
 
 
-def _intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None]:
-    """The build's intent classifier on the held-out examples: (intent_report, classifier version),
-    or (None, None) when the build has no classifier or the lakehouse no test split."""
+def _intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None, list[dict]]:
+    """The build's intent classifier on the held-out examples: (intent_report, classifier version,
+    one prediction per example: example_id, text, gold intent, predicted, confidence), or
+    (None, None, []) when the build has no classifier or the lakehouse no test split."""
     if not test_examples or not (build_dir / INTENT_DIR).is_dir():
-        return None, None
+        return None, None, []
     from advisor.intents import INTENTS
     from advisor.intents.classifier import IntentClassifier
     from eval.metrics import intent_report
 
     classifier = IntentClassifier.load(build_dir / INTENT_DIR)
-    predicted = [p.intent for p in classifier.predict([e.text for e in test_examples])]
-    return intent_report([e.intent for e in test_examples], predicted, labels=INTENTS), classifier.version
+    results = classifier.predict([e.text for e in test_examples])
+    predictions = [{"example_id": e.example_id, "text": e.text, "intent": e.intent, "predicted": p.intent,
+                    "confidence": p.confidence} for e, p in zip(test_examples, results)]
+    report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions], labels=INTENTS)
+    return report, classifier.version, predictions
 
 
 def _result(context, con, institution_config, run_id: str, started: datetime, *, reused: bool) -> MaterializeResult:
     """Lineage row + metadata of the run the asset now stands for (a new one or a reused one)."""
-    from eval.reports import table1_markdown
+    from assets.report_metadata import table_value
+    from eval.provenance import gold_note
+    from eval.reports import table1
 
     run = eval_store.run_info(con, run_id)
     aggregates = aggregates_frame(con, run_id)
@@ -172,21 +187,30 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
         "systems": len(run["systems"]),
         "per_query_rows": rows,
         "intent_macro_f1": intents["macro_f1"][0] if intents.height else None,
+        "gold_from": run.get("gold_from") or "unknown",
+        **({"gold_note": note} if (note := gold_note(run.get("gold_from"))) else {}),
     }
     record_lineage(context, con, institution_config, asset="evaluation", started_at=started,
                    code_version=EVALUATION_CODE, upstream=["qa_benchmark", "index_build"], row_count=rows,
                    counts={"rows_added": 0 if reused else rows, "rows_unchanged": rows if reused else 0},
                    metadata=metadata)
-    return MaterializeResult(metadata={**metadata, "table1": MetadataValue.md(table1_markdown(aggregates))})
+    table = table1(aggregates)
+    return MaterializeResult(metadata={**metadata, "table1": table_value(table),
+                                       "table1_markdown": MetadataValue.md(table.markdown())})
 
 
 @asset(
     group_name=GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation], pool="lakehouse",
-    description="The report of the latest evaluation run: Table 1, the ablations, answer quality, MRR by "
-    "category and query type, intent routing, and the charts, under <warehouse>/reports/<run_id>/.",
+    description="The report of the latest evaluation run: Table 1, the ablations, answer quality, the benchmark "
+    "slices, MRR by category and query type, URAG's answer tiers, intent routing (tables on this page), and the "
+    "charts (each a `chart_*` entry: its [Show Markdown] shows the picture), also under "
+    "`<warehouse>/reports/<run_id>/`.",
 )
 def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
                       warehouse: WarehouseResource) -> MaterializeResult:
+    from assets.report_metadata import chart_value, table_value
+    from eval.provenance import gold_note
+    from eval.label_gap import gap_report, gap_table
     from eval.reports import write_report
 
     institution_config = institution.load()
@@ -202,36 +226,43 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
                 raise Failure("no evaluation has been materialized yet: materialize evaluation first")
             return MaterializeResult(metadata={"skipped": f"no evaluation run to report: {skipped}"})
         run = eval_store.run_info(con, run_id)
-        aggregates, per_query = aggregates_frame(con, run_id), per_query_frame(con, run_id)
-        intents = intent_frame(con, run_id)
         lineage = {**{k: run[k] for k in eval_store.LINEAGE_FIELDS}, "instances": run["instances"], "run_id": run_id,
-                   "finished_at": run["finished_at"], "llm_model": run["llm_model"] or "none (offline)"}
-        written = write_report(aggregates, per_query, warehouse.root / REPORTS_DIR / run_id,
-                               f"Evaluation of {institution_config.institution}", lineage)
-        if intents.height:
-            with written["markdown"].open("a", encoding="utf-8") as handle:
-                handle.write("\n## Intent routing (held-out split)\n\n" + intent_markdown(intents) + "\n")
-        markdown = written["markdown"].read_text(encoding="utf-8")
+                   "finished_at": run["finished_at"], "llm_model": run["llm_model"] or "none (offline)",
+                   "gold_from": run.get("gold_from")}
+        intents = intent_frame(con, run_id)
+        pairs, accuracy = eval_store.label_gap_inputs(con, run_id)
+        label_gap = gap_report({setting: gap_table(*rows, list(institution_config.profile))
+                                for setting, rows in pairs.items()}, accuracy)
+        written = write_report(aggregates_frame(con, run_id), per_query_frame(con, run_id),
+                               warehouse.root / REPORTS_DIR / run_id, f"Evaluation of {institution_config.institution}",
+                               lineage, slices=eval_store.slice_aggregates_frame(con, run_id), intents=intents,
+                               predictions=eval_store.intent_predictions_frame(con, run_id), label_gap=label_gap)
+        # the intent table's footnote, as numbers the UI can also plot across runs
+        intent_scores = {} if not intents.height else {
+            "intent_accuracy": float(intents["accuracy"][0]), "intent_macro_f1": float(intents["macro_f1"][0]),
+            "intent_examples": int(intents["n"][0])}
         metadata = {"eval_run_id": run_id, "report_path": str(written["markdown"]),
-                    "charts": [str(p) for p in written["charts"]]}
+                    "charts": [str(p) for p in written["charts"]], "gold_from": run.get("gold_from") or "unknown"}
         record_lineage(context, con, institution_config, asset="evaluation_report", started_at=started,
                        code_version=REPORT_CODE, upstream=["evaluation"], row_count=len(written["charts"]) + 1,
                        counts={}, metadata=metadata)
+    # Tables first (drawn inline on the asset page), then the charts, then the whole report.
+    note = gold_note(run.get("gold_from"))
     return MaterializeResult(metadata={
         "eval_run_id": run_id,
-        "report": MetadataValue.md(markdown),
+        "gold_from": run.get("gold_from") or "unknown",
+        **({"gold_note": note} if note else {}),
+        **intent_scores,
+        **{name: table_value(table) for name, table in written["tables"].items() if table.rows},
+        **{f"chart_{path.stem}": chart_value(path, caption)
+           for path, caption in zip(written["charts"], written["captions"])},
+        "report": MetadataValue.md(written["body"]),  # the charts are the entries above, not file links
         "report_path": MetadataValue.path(str(written["markdown"])),
-        **{f"chart_{p.stem}": MetadataValue.path(str(p)) for p in written["charts"]},
     })
 
 
 def intent_markdown(intents) -> str:
     """Per-intent precision / recall / F1 / support, then accuracy and macro F1 of the run."""
-    lines = ["| intent | precision | recall | F1 | support |", "|---|---:|---:|---:|---:|"]
-    for row in intents.iter_rows(named=True):
-        lines.append(f"| {row['intent']} | {row['precision']:.3f} | {row['recall']:.3f} | {row['f1']:.3f} | "
-                     f"{row['support']} |")
-    first = intents.row(0, named=True)
-    lines.append(f"\n{first['n']} held-out examples; accuracy {first['accuracy']:.3f}, macro F1 "
-                 f"{first['macro_f1']:.3f} (router {first['router']}).")
-    return "\n".join(lines)
+    from eval.reports import intent_table
+
+    return intent_table(intents).markdown()

@@ -11,7 +11,7 @@ from advisor.index import pipeline as index_pipeline
 from advisor.index.embedders import LSAEmbedder
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
-from assets.annotation import active_annotator_name, chunk_annotations
+from assets.annotation import active_annotator_name, chunk_annotations, chunk_augmentations
 from assets.intents import intent_dataset
 from assets.lineage import record_lineage
 from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
@@ -21,10 +21,11 @@ INDEX_CODE = code_version(index_pipeline)
 
 
 @asset(
-    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE, deps=[chunk_annotations, intent_dataset],
+    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE, deps=[chunk_annotations, chunk_augmentations, intent_dataset],
     pool="lakehouse",
     description="A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, "
-    "chunk store, embedder, manifest) published atomically as the latest; older builds kept.",
+    "chunk store, embedder, manifest; the same over the URAG-D augmented texts) published atomically as the "
+    "latest; older builds kept.",
 )
 def index_build(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource, llm: LLMResource
@@ -73,7 +74,7 @@ def index_build(
             **serving_metadata(outcome.serving),
         }
         record_lineage(context, con, config, asset="index_build", started_at=started, code_version=INDEX_CODE,
-                       upstream=["chunks", "chunk_annotations", "intent_dataset"], row_count=sum(outcome.counts.values()),
+                       upstream=["chunks", "chunk_annotations", "chunk_augmentations", "intent_dataset"], row_count=sum(outcome.counts.values()),
                        counts={"rows_added": sum(outcome.counts.values()) if outcome.published else 0},
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)

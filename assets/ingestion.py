@@ -13,11 +13,18 @@ from dagster import (
     asset,
 )
 
-from advisor import progress
+from advisor import history, progress
 from advisor.ingest import crawler, documents as cleaning, local_site, raw_documents as crawling
 from advisor.lakehouse import one, scalar
 from advisor.versioning import code_version
-from assets.lineage import failures_markdown, institution_today, record_lineage
+from assets.lineage import (
+    failures_markdown,
+    history_check,
+    history_check_spec,
+    institution_today,
+    record_lineage,
+    versions_metadata,
+)
 from pipelines.resources import InstitutionResource, WarehouseResource
 
 CRAWL_VERSION = code_version(crawler, crawling, local_site)
@@ -29,6 +36,11 @@ GROUP = "ingestion"
     kinds={"duckdb", "python"},
     code_version=CRAWL_VERSION,
     pool="lakehouse",
+    check_specs=[
+        history_check_spec("raw_documents"),
+        AssetCheckSpec("versioned_bytes_kept", asset="raw_documents", blocking=False,
+                       description="The bytes of every fetch version are still under warehouse/raw/."),
+    ],
     description="Every fetched page and PDF of the institution's sources, bytes stored "
     "content-addressed under the warehouse; conditional re-crawls; removed pages marked.",
 )
@@ -61,7 +73,15 @@ def raw_documents(
             "removed_this_run": len(report.removed),
             "failures": len(report.failures),
             "truncated_sources": ", ".join(report.truncated_sources) or "none",
+            **versions_metadata(report.versions, history.RAW, con),
         }
+        missing_bytes = crawling.missing_versioned_bytes(con, store)
+        checks = [
+            history_check(con, history.RAW),
+            AssetCheckResult(check_name="versioned_bytes_kept", passed=not missing_bytes,
+                             severity=AssetCheckSeverity.WARN,
+                             metadata={"missing": len(missing_bytes), "examples": MetadataValue.json(missing_bytes[:5])}),
+        ]
         record_lineage(
             context, con, config, asset="raw_documents", started_at=started, code_version=CRAWL_VERSION,
             upstream=[], row_count=total, counts=counts, metadata=metadata,
@@ -71,7 +91,8 @@ def raw_documents(
             **metadata,
             "failure_details": failures_markdown(report.failures),
             "warehouse": MetadataValue.path(str(warehouse.root)),
-        }
+        },
+        check_results=checks,
     )
 
 
@@ -82,6 +103,7 @@ DOCUMENT_CHECKS = [
                    description="No active document has empty text."),
     AssetCheckSpec("every_live_page_has_documents", asset="documents", blocking=False,
                    description="Every live document page either produced documents or has a recorded failure."),
+    history_check_spec("documents"),
 ]
 
 
@@ -119,6 +141,7 @@ def documents(
             "documents_reparsed": report.changed,
             "status_changes": report.status_changes,
             "failures": len(report.failures),
+            **versions_metadata(report.versions, history.DOCUMENTS, con),
         }
         record_lineage(
             context, con, config, asset="documents", started_at=started, code_version=cleaning.cleaner_version(),
@@ -149,4 +172,5 @@ def _document_checks(con) -> list[AssetCheckResult]:
         AssetCheckResult(check_name="documents_have_text", passed=empty == 0, metadata={"empty": empty}),
         AssetCheckResult(check_name="every_live_page_has_documents", passed=orphans == 0,
                          severity=AssetCheckSeverity.WARN, metadata={"pages_without_documents": orphans}),
+        history_check(con, history.DOCUMENTS),
     ]

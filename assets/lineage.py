@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date, datetime, timezone
 from zoneinfo import ZoneInfo
 
 import duckdb
-from dagster import AssetCheckResult, AssetExecutionContext, MetadataValue
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MetadataValue
 
+from advisor import history
 from advisor.config import InstitutionConfig
 from advisor.lakehouse import latest_run, record_materialization
 
@@ -72,3 +74,24 @@ def check_result(check_name: str, outcomes: list, asset_key: str | None = None) 
                                           for o in failed]),
         },
     )
+
+
+HISTORY_CHECK = "history_matches_current"
+
+
+def history_check_spec(asset: str) -> AssetCheckSpec:
+    return AssetCheckSpec(HISTORY_CHECK, asset=asset, blocking=False,
+                          description="Every current row has its open version in the history table, and no "
+                          "open version lacks its current row (advisor/history.py).")
+
+
+def history_check(con: duckdb.DuckDBPyConnection, table: history.History) -> AssetCheckResult:
+    gaps = history.drift(con, table)
+    return AssetCheckResult(check_name=HISTORY_CHECK, passed=not any(gaps.values()),
+                            severity=AssetCheckSeverity.WARN, metadata=gaps)
+
+
+def versions_metadata(versions: Counter, table: history.History, con: duckdb.DuckDBPyConnection) -> dict:
+    """What this run added to the asset's history, for the UI."""
+    return {"versions_opened": versions["opened"], "versions_retired": versions["retired"],
+            "versions_total": history.version_rows(con, table)}

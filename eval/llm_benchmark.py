@@ -58,9 +58,14 @@ _QUANTITY = re.compile(r"\d+(?:\.\d+)?")
 
 def rewrite_with_llm(instances: Sequence[dict], build: IndexBuild, client: LLMClient,
                      con: duckdb.DuckDBPyConnection) -> tuple[list[dict], CachedJSONTask, dict]:
-    """(instances, the task (for its usage), report); the passages are the build's gold chunks."""
+    """(instances, the task (for its usage), report); the passages are the build's gold chunks.
+    Stated-profile questions keep their template: the student's own words about who they are are
+    the point of that slice, and a rewrite would have to keep them exactly."""
     passages = {row["chunk_id"]: row["text"] for row in chunk_rows(build)}
     schema = build.schema
+    order = {i["id"]: n for n, i in enumerate(instances)}
+    kept = [i for i in instances if i.get("slice") == "stated_profile"]
+    instances = [i for i in instances if i.get("slice") != "stated_profile"]
     task = CachedJSONTask(client, con, task=TASK, prompt_version=PROMPT_VERSION, schema=SCHEMA,
                           schema_name=SCHEMA_NAME)
     requests = [[{"role": "system", "content": SYSTEM},
@@ -78,11 +83,11 @@ def rewrite_with_llm(instances: Sequence[dict], build: IndexBuild, client: LLMCl
         else:
             written.append({**instance, "query": result["question"].strip(),
                             "reference_answer": result["reference_answer"].strip(), "written_by": f"llm:{client.model}"})
-    return written, task, dict(outcomes)
+    return sorted(written + kept, key=lambda i: order[i["id"]]), task, dict(outcomes)
 
 
 def _type(instance: Mapping) -> str:
-    if instance.get("query_type") == "verification":
+    if str(instance.get("query_type")).startswith("verification"):
         return f"verification (the template's claim is {'true' if instance.get('premise') == 'true' else 'false'})"
     return str(instance.get("query_type"))
 
@@ -95,7 +100,7 @@ def _problem(instance: Mapping, result: Mapping, schema: fields.Schema) -> str |
     if names_profile(question, instance["profile"], schema):
         return "names_profile"
     fact = re.sub(r"\s", "", instance["keywords"][0])
-    if instance.get("query_type") == "verification":
+    if str(instance.get("query_type")).startswith("verification"):
         claimed = _QUANTITY.findall(instance["query"])
         if claimed and claimed[0] not in _QUANTITY.findall(question):
             return "changed_claim"

@@ -20,7 +20,7 @@ RERANK_VERSION = "rerank-listwise-v1"
 JUDGE_VERSIONS = ("judge-score-v1", "judge-items-v1")
 RERANK_DEPTH = 20  # the reranker reorders the top 20
 RERANK_PASSAGE_CHARS = 500  # each passage as the reranker sees it (the prompt stays small)
-VERIFICATION_TYPES = frozenset({"verification", "yes_no", "yesno", "verify", "true_false"})
+VERIFICATION_TYPES = frozenset({"verification", "verification_true", "yes_no", "yesno", "verify", "true_false"})
 JUDGE_SUBSET = 600  # the paper judges a stratified 600-case subset
 
 HYDE_SCHEMA = {"type": "object", "properties": {"passage": {"type": "string"}},

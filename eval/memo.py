@@ -197,6 +197,9 @@ class _MemoStated:
             self._cache[message] = self.inner.read(message)
         return dict(self._cache[message])
 
+    def without(self, message: str, stated: Mapping[str, Any]) -> str:
+        return self.inner.without(message, stated)
+
 
 class _MemoLLMParts:
     """The engine's per-message LLM decisions (time sensitivity, profile initialization) and its
@@ -243,20 +246,27 @@ class _MemoAdvisor(Advisor):
 class EvalMemo:
     """Caches shared by every system and setting of one evaluation run."""
 
-    def __init__(self, advisor: Advisor) -> None:
+    def __init__(self, advisor: Advisor, shared: "EvalMemo | None" = None) -> None:
+        """`shared`: another run's memo over the same texts (the true-label advisor's over the
+        annotated one's): its tokenizer, embedder, routes and stated values are reused; what
+        depends on the labels (retrievals, FAQ searches, answers) is not."""
         self.advisor = advisor
-        self.tokenizer = CachingTokenizer(advisor._tokenizer)
-        self.embedder = CachingEmbedder(advisor.build.embedder)
+        self.tokenizer = shared.tokenizer if shared else CachingTokenizer(advisor._tokenizer)
+        self.embedder = shared.embedder if shared else CachingEmbedder(advisor.build.embedder)
         self.build = _BuildView(advisor.build, self.embedder)
         # The same Retriever over the caching tokenizer and embedder: a query text searched with
         # several profiles (hard filter only) or depths (k = 10 and 50) is prepared once.
-        inner = Retriever(self.build, self.tokenizer.query_morphemes, advisor.retriever.params)
-        self.retriever = CachingRetriever(inner, {})
+        self.retriever = self.retriever_over(advisor.build.collections)
         self._faq: dict = {}
-        self._routes: dict = {}
-        self._stated: dict = {}
+        self._routes: dict = shared._routes if shared else {}
+        self._stated: dict = shared._stated if shared else {}
         self._answers: dict = {}
         self._llm: dict = {}
+
+    def retriever_over(self, collections) -> CachingRetriever:
+        """A caching retriever over other collections of the build's chunks (the URAG-D ones)."""
+        build = _BuildView(self.advisor.build.over(collections), self.embedder)
+        return CachingRetriever(Retriever(build, self.tokenizer.query_morphemes, self.advisor.retriever.params), {})
 
     def advisor_view(self, soft: bool = True, hard: bool = True, settings: DialogueSettings | None = None) -> Advisor:
         """The run's Advisor reading through the caches, with the given switches for every retrieval."""

@@ -10,6 +10,12 @@ Conventions:
 - Source identity follows one rule, `source_matches`: a gold URL without a `#fragment` names a
   whole page and matches any chunk of that page (the chunk URL's fragment is dropped); a gold URL
   with a fragment names one FAQ entry and matches only that exact URL.
+- Ranks count distinct retrieved sources (a page split into many chunks is one source).
+- Retrieval metrics, as TREC / ir_measures define them (cross-checked in tests/test_metrics.py):
+  MRR over the first gold hit (RR); success@k: any gold source within the top k (Success@k);
+  recall@k: the share of the instance's distinct gold sources within the top k (R@k). With one
+  gold source per instance the last two are equal; with several they are not. (Before, the
+  project reported success@k under the name recall@k.)
 """
 
 from __future__ import annotations
@@ -22,21 +28,28 @@ from collections.abc import Collection, Mapping, Sequence
 from eval.intent_metrics import intent_report
 
 __all__ = [
+    "CUTOFFS",
     "RECALL_CUTOFFS",
     "aggregate",
     "gold_rank",
+    "gold_ranks",
     "grounded_correctness",
     "intent_report",
     "keyword_match",
     "mrr",
+    "query_recall",
     "recall_at",
     "rouge_l",
+    "sliced_aggregate",
+    "split_slices",
     "source_match",
     "source_matches",
+    "success_at",
     "token_f1",
 ]
 
-RECALL_CUTOFFS = (1, 5, 10, 50)
+CUTOFFS = (1, 5, 10, 50)  # k of success@k and recall@k
+RECALL_CUTOFFS = CUTOFFS  # the former name
 
 # Per-query row keys (input of `aggregate`) -> aggregate field names (interfaces.md §1).
 _MEAN_FIELDS = {
@@ -86,19 +99,33 @@ def _any_gold(golds: Sequence[str], urls: Sequence[str]) -> bool:
     return any(source_matches(g, u) for u in urls for g in golds)
 
 
-def gold_rank(ranked_urls: Sequence[str], gold_sources: Collection[str]) -> int | None:
-    """1-based rank of the first gold source among the distinct sources of a ranked chunk list.
+def _distinct_golds(gold_sources: Collection[str]) -> list[str]:
+    return list(dict.fromkeys(_check_gold(gold_sources)))
+
+
+def gold_ranks(ranked_urls: Sequence[str], gold_sources: Collection[str]) -> list[int]:
+    """Sorted 1-based ranks, among the distinct sources of a ranked chunk list, of the gold sources
+    that were retrieved: one per distinct gold source matched, at the first source matching it.
 
     Several chunks of one page are one source, so ranks count distinct URLs in first-seen order
-    (otherwise a page split into many chunks would push every other source down). None when no
-    gold source was retrieved.
+    (otherwise a page split into many chunks would push every other source down). Two golds can
+    share a rank (a page gold and an FAQ entry on that page are both matched by that entry).
     """
-    golds = _check_gold(gold_sources)
+    golds = _distinct_golds(gold_sources)
     distinct = list(dict.fromkeys(_url_list(ranked_urls, "ranked_urls")))
-    for rank, url in enumerate(distinct, start=1):
-        if any(source_matches(g, url) for g in golds):
-            return rank
-    return None
+    found = []
+    for gold in golds:
+        rank = next((r for r, url in enumerate(distinct, start=1) if source_matches(gold, url)), None)
+        if rank is not None:
+            found.append(rank)
+    return sorted(found)
+
+
+def gold_rank(ranked_urls: Sequence[str], gold_sources: Collection[str]) -> int | None:
+    """1-based rank of the first gold source among the distinct sources of a ranked chunk list
+    (the rank MRR and success@k use); None when no gold source was retrieved."""
+    ranks = gold_ranks(ranked_urls, gold_sources)
+    return ranks[0] if ranks else None
 
 
 def source_match(gold_sources: Collection[str], cited_urls: Sequence[str], retrieved_urls: Sequence[str]) -> float:
@@ -126,18 +153,50 @@ def _check_ranks(ranks: Sequence[int | None]) -> list[int | None]:
     return checked
 
 
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+    return k
+
+
 def mrr(ranks: Sequence[int | None]) -> float:
-    """Mean reciprocal rank; a query whose gold was not retrieved (None) contributes 0."""
+    """Mean reciprocal rank of the first gold hit; a query whose gold was not retrieved (None)
+    contributes 0."""
     checked = _check_ranks(ranks)
     return sum(1.0 / r for r in checked if r is not None) / len(checked)
 
 
-def recall_at(ranks: Sequence[int | None], k: int) -> float:
-    """Share of queries whose gold source is within the top k distinct sources (None counts 0)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
+def success_at(ranks: Sequence[int | None], k: int) -> float:
+    """Share of queries with any gold source within the top k distinct sources, from each query's
+    first-hit rank (None counts 0)."""
+    _check_k(k)
     checked = _check_ranks(ranks)
     return sum(1 for r in checked if r is not None and r <= k) / len(checked)
+
+
+def query_recall(ranks: Sequence[int], gold_count: int, k: int) -> float:
+    """TREC recall@k of one query: the share of its `gold_count` distinct gold sources found
+    within the top k, given the ranks of the golds found (`gold_ranks`)."""
+    _check_k(k)
+    if isinstance(gold_count, bool) or not isinstance(gold_count, int) or gold_count < 1:
+        raise ValueError(f"gold_count must be a positive int, got {gold_count!r}")
+    found = _check_ranks(ranks) if len(ranks) else []
+    if any(r is None for r in found):
+        raise ValueError("gold ranks are the ranks of golds found: None has no place among them")
+    if len(found) > gold_count:
+        raise ValueError(f"{len(found)} gold ranks for {gold_count} gold source(s)")
+    return sum(1 for r in found if r <= k) / gold_count
+
+
+def recall_at(gold_ranks_per_query: Sequence[Sequence[int]], gold_counts: Sequence[int], k: int) -> float:
+    """Mean TREC recall@k over queries: per query, the share of its distinct gold sources within
+    the top k distinct sources (`query_recall`)."""
+    rank_lists, counts = list(gold_ranks_per_query), list(gold_counts)
+    if len(rank_lists) != len(counts):
+        raise ValueError(f"{len(rank_lists)} rank lists but {len(counts)} gold counts")
+    if not rank_lists:
+        raise ValueError("no queries given: a mean over zero queries is undefined")
+    return sum(query_recall(r, c, k) for r, c in zip(rank_lists, counts)) / len(rank_lists)
 
 
 # --- generation ------------------------------------------------------------------------------
@@ -254,29 +313,102 @@ def _mean_of_present(rows: Sequence[Mapping], key: str) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def aggregate(rows: Sequence[Mapping]) -> dict:
-    """Aggregate metrics of one system x setting from its per-query rows.
-
-    Row keys: "rank", "rouge_l", "token_f1", "keyword_match", "source_match",
-    "grounded_correctness", "seconds", "questions". Each aggregate is the mean over the rows where
-    the value is not None, and None when no row has one.
-
-    "rank" differs on purpose: a None rank means "gold not retrieved" and scores 0 in MRR and
-    Recall@k (gold_rank's contract), so retrieval metrics average over every row that carries a
-    "rank" key; they are None only when no row has that key (a system that did not retrieve).
-    """
+def _checked_rows(rows: Sequence[Mapping]) -> list[Mapping]:
     if isinstance(rows, Mapping) or isinstance(rows, str):
         raise TypeError("rows must be a sequence of per-query mappings")
     rows = list(rows)
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise TypeError(f"row {i} must be a mapping, got {type(row).__name__}")
+    return rows
 
+
+def _recall_inputs(rows: Sequence[Mapping]) -> tuple[list[list[int]], list[int]] | None:
+    """(gold ranks, distinct gold count) per retrieval row, or None when no row carries gold ranks
+    (rows written before recall was measured: recall cannot be computed from a first hit)."""
+    retrieval = [(i, row) for i, row in enumerate(rows) if "rank" in row]
+    with_ranks = [(i, row) for i, row in retrieval if "gold_ranks" in row]
+    if not with_ranks:
+        return None
+    if len(with_ranks) != len(retrieval):
+        raise ValueError("some rows have 'gold_ranks' and some do not: recall@k would mix two populations")
+    rank_lists, counts = [], []
+    for i, row in with_ranks:
+        ranks = row["gold_ranks"]
+        if isinstance(ranks, (str, Mapping)) or not isinstance(ranks, Sequence):
+            raise ValueError(f"row {i}: 'gold_ranks' must be a list of ranks, got {ranks!r}")
+        ranks = sorted(_check_ranks(ranks)) if len(ranks) else []
+        first = ranks[0] if ranks else None
+        if row["rank"] != first:
+            raise ValueError(f"row {i}: 'rank' {row['rank']!r} is not the first of 'gold_ranks' {ranks!r}")
+        if "gold_sources" not in row:
+            raise ValueError(f"row {i}: 'gold_sources' is needed to count the golds recall@k divides by")
+        rank_lists.append(ranks)
+        counts.append(len(_distinct_golds(row["gold_sources"])))
+    return rank_lists, counts
+
+
+def aggregate(rows: Sequence[Mapping]) -> dict:
+    """Aggregate metrics of one system x setting from its per-query rows.
+
+    Row keys: "rank" (first gold hit), "gold_ranks" and "gold_sources" (for recall@k), "rouge_l",
+    "token_f1", "keyword_match", "source_match", "grounded_correctness", "seconds", "questions".
+    Each aggregate is the mean over the rows where the value is not None, and None when no row has
+    one.
+
+    "rank" differs on purpose: a None rank means "gold not retrieved" and scores 0 in MRR,
+    success@k and recall@k (gold_rank's contract), so retrieval metrics average over every row
+    that carries a "rank" key; they are None only when no row has that key (a system that did not
+    retrieve). recall@k is also None when the rows carry no "gold_ranks".
+    """
+    rows = _checked_rows(rows)
     result: dict = {"n": len(rows)}
     ranks = [row["rank"] for row in rows if "rank" in row]
     result["mrr"] = mrr(ranks) if ranks else None
-    for k in RECALL_CUTOFFS:
-        result[f"recall@{k}"] = recall_at(ranks, k) if ranks else None
+    recall_inputs = _recall_inputs(rows) if ranks else None
+    for k in CUTOFFS:
+        result[f"recall@{k}"] = recall_at(*recall_inputs, k) if recall_inputs else None
+    for k in CUTOFFS:
+        result[f"success@{k}"] = success_at(ranks, k) if ranks else None
     for key, field in _MEAN_FIELDS.items():
         result[field] = _mean_of_present(rows, key)
     return result
+
+
+# --- slices ----------------------------------------------------------------------------------
+
+MAIN_SLICE = "profile_dependent"  # the paper's benchmark: questions whose answer depends on who asks
+UNSLICED = "all"  # the slice of an instance that names none, and the main row of an unsliced benchmark
+
+
+def slice_of(row: Mapping) -> str:
+    value = row.get("slice")
+    if value is None:
+        return UNSLICED
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"'slice' must be a non-empty string or absent, got {value!r}")
+    return value
+
+
+def main_slice(slices: Collection[str]) -> str:
+    """The slice a system's headline numbers (Table 1) are computed over: the profile-dependent
+    questions when the benchmark has them, else every instance ("all")."""
+    return MAIN_SLICE if MAIN_SLICE in set(slices) else UNSLICED
+
+
+def split_slices(rows: Sequence[Mapping]) -> tuple[str, list[Mapping], dict[str, list[Mapping]]]:
+    """(main slice name, the main slice's rows, {slice: rows}) with slices in first-seen order."""
+    rows = _checked_rows(rows)
+    by_slice: dict[str, list[Mapping]] = {}
+    for row in rows:
+        by_slice.setdefault(slice_of(row), []).append(row)
+    main = main_slice(by_slice)
+    return main, (by_slice[main] if main == MAIN_SLICE else rows), by_slice
+
+
+def sliced_aggregate(rows: Sequence[Mapping]) -> dict:
+    """`aggregate` of the main slice's rows, plus "slice" (its name) and "slices": {slice:
+    aggregate of that slice's rows}."""
+    main, main_rows, by_slice = split_slices(rows)
+    return {**aggregate(main_rows), "slice": main,
+            "slices": {name: aggregate(slice_rows) for name, slice_rows in by_slice.items()}}

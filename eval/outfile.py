@@ -1,13 +1,25 @@
 """The `advisor eval --out` JSON (interfaces.md §1): the aggregates of one evaluation run.
 
     {"build_id": ..., "benchmark": "FILE.jsonl", "instances": 360,
-     "results": [{"system", "setting", "n", "mrr", "recall@1", ..., "skipped"}, ...]}
+     "gold_from": "annotations", "gold_note": "gold sources were chosen from ...",
+     "results": [{"system", "setting", "n", "mrr", "recall@1", ..., "success@1", ..., "skipped",
+                  "slice", "slices": {slice: {"n", "mrr", ...}}}, ...]}
 
 Every result row carries every field, so a consumer can index any of them: a metric that was not
 computed (or a system that was skipped) is null, `skipped` is null or the reason. The `urag` row
-also has "tiers": {template, faq, documents, fallback} -> share of its answers. Extensions kept
-out of the contract's way: top-level "run_id" and "benchmark_hash", and "tier_accuracy" next to
-"tiers" when the runner measured it.
+also has "tiers": {template, faq, documents, fallback} -> share of its answers.
+
+Meaning of the retrieval fields (changed, names kept): "recall@k" is TREC recall, the share of
+the instance's distinct gold sources found within the top k distinct sources; "success@k" (added)
+is whether any gold source is within the top k. Files written before success@k existed have
+success@k's meaning under the name recall@k (identical when every instance has one gold source).
+"mrr" is over the first gold hit.
+
+Extensions kept out of the contract's way: top-level "run_id", "benchmark_hash", "gold_from"
+(where the gold came from: truth, annotations, benchmark; eval/provenance.py) and "gold_note"
+(the caveat when it is "annotations", else null); per row "tier_accuracy" next to "tiers" when the
+runner measured it, "slice" (the slice the row's numbers are over: profile_dependent when the
+benchmark has it, else all) and "slices" (the same fields per slice of the benchmark).
 """
 
 from __future__ import annotations
@@ -17,12 +29,15 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from eval.provenance import gold_note
+
 __all__ = ["METRIC_FIELDS", "RESULT_FIELDS", "TIERS", "out_document", "result_row", "write_out"]
 
 # The aggregate fields of one system x setting, in the contract's order.
 METRIC_FIELDS = (
-    "mrr", "recall@1", "recall@5", "recall@10", "recall@50", "rouge_l", "token_f1", "keyword_match",
-    "source_match", "grounded_correctness", "seconds_per_query", "questions_per_query",
+    "mrr", "recall@1", "recall@5", "recall@10", "recall@50", "success@1", "success@5", "success@10", "success@50",
+    "rouge_l", "token_f1", "keyword_match", "source_match", "grounded_correctness", "seconds_per_query",
+    "questions_per_query",
 )
 RESULT_FIELDS = ("system", "setting", "n", *METRIC_FIELDS, "skipped")
 TIERS = ("template", "faq", "documents", "fallback")
@@ -67,6 +82,31 @@ def _tiers(value: object, where: str) -> tuple[dict, dict | None]:
     return shares, (accuracy or None)
 
 
+def _count(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{where}: n must be a non-negative int, got {value!r}")
+    return value
+
+
+def _slices(value: object, where: str, tiered: bool) -> dict:
+    """{slice: {n, every metric field[, tiers]}} from the runner's per-slice aggregates."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}.slices: expected an object of slice -> aggregate, got {type(value).__name__}")
+    slices = {}
+    for name, aggregate in value.items():
+        at = f"{where}.slices.{name}"
+        if not isinstance(name, str) or not name or not isinstance(aggregate, Mapping):
+            raise ValueError(f"{at}: expected a slice name and an object of its metrics")
+        entry = {"n": _count(aggregate.get("n"), at)}
+        entry.update({field: _number(aggregate.get(field), f"{at}.{field}") for field in METRIC_FIELDS})
+        if tiered or aggregate.get("tiers") is not None:
+            entry["tiers"], accuracy = _tiers(aggregate.get("tiers"), at)
+            if accuracy is not None:
+                entry["tier_accuracy"] = accuracy
+        slices[name] = entry
+    return slices
+
+
 def result_row(aggregate: Mapping) -> dict:
     """One `results` entry from a runner aggregate row (interfaces.md §1 field names)."""
     for key in ("system", "setting"):
@@ -79,26 +119,34 @@ def result_row(aggregate: Mapping) -> dict:
     n = aggregate.get("n")
     if n is None and skipped is not None:
         n = 0  # a skipped system evaluated no query
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"{where}: n must be a non-negative int, got {n!r}")
-    row = {"system": aggregate["system"], "setting": aggregate["setting"], "n": n}
+    row = {"system": aggregate["system"], "setting": aggregate["setting"], "n": _count(n, where)}
     for field in METRIC_FIELDS:
         row[field] = _number(aggregate.get(field), f"{where}.{field}")
     row["skipped"] = skipped
-    if aggregate["system"] in TIERED_SYSTEMS or aggregate.get("tiers") is not None:
+    tiered = aggregate["system"] in TIERED_SYSTEMS
+    if tiered or aggregate.get("tiers") is not None:
         row["tiers"], accuracy = _tiers(aggregate.get("tiers"), where)
         if accuracy is not None:
             row["tier_accuracy"] = accuracy
+    if aggregate.get("slice") is not None:
+        row["slice"] = aggregate["slice"]
+    if aggregate.get("slices") is not None:
+        row["slices"] = _slices(aggregate["slices"], where, tiered)
     return row
 
 
 def out_document(aggregates: Sequence[Mapping], *, build_id: str, benchmark: str, instances: int,
-                 run_id: str | None = None, benchmark_hash: str | None = None) -> dict:
-    """The whole `--out` object; `benchmark` is the file name the user gave."""
+                 run_id: str | None = None, benchmark_hash: str | None = None,
+                 gold_from: str | None = None) -> dict:
+    """The whole `--out` object; `benchmark` is the file name the user gave. With `gold_from`, the
+    document says where the gold came from and, for "annotations", the caveat in "gold_note"."""
     if isinstance(instances, bool) or not isinstance(instances, int) or instances < 0:
         raise ValueError(f"instances must be a non-negative int, got {instances!r}")
-    document = {"build_id": build_id, "benchmark": benchmark, "instances": instances,
-                "results": [result_row(a) for a in aggregates]}
+    document = {"build_id": build_id, "benchmark": benchmark, "instances": instances}
+    if gold_from is not None:
+        document["gold_from"] = gold_from
+        document["gold_note"] = gold_note(gold_from)
+    document["results"] = [result_row(a) for a in aggregates]
     if run_id is not None:
         document["run_id"] = run_id
     if benchmark_hash is not None:

@@ -1,66 +1,89 @@
-"""The evaluation report: the paper's tables as Markdown and the charts as PNG (method.md §A).
+"""The evaluation report: the paper's tables, the per-slice, tier and intent tables, breakdowns and
+charts (method.md §A).
 
-Pure: polars frames in, text and files out; no Dagster, no DuckDB, so an asset, the CLI and a
-notebook all render the same report. Inputs:
+Pure: polars frames in, tables (eval/report_tables.py: Markdown and typed records from one model),
+text and PNG files out; no Dagster, no DuckDB, so an asset, the CLI, the README generator and a
+notebook all render the same report. Inputs (eval/store.py gives them):
 
 - `aggregates`: one row per (system, setting[, embedder]) with the `advisor eval --out` fields
-  (interfaces.md §1): n, mrr, recall@1/5/10/50, rouge_l, token_f1, keyword_match, source_match,
-  grounded_correctness, seconds_per_query, questions_per_query, skipped (null or the reason).
-- `per_query`: one row per (system, setting, query) with category, query_type, rank (1-based,
-  null = gold not retrieved), source_match, seconds, questions.
+  (interfaces.md §1): n, mrr, recall@1/5/10/50 (TREC recall), success@1/5/10/50, rouge_l,
+  token_f1, keyword_match, source_match, grounded_correctness, seconds_per_query,
+  questions_per_query, skipped (null or the reason), tiers (urag, JSON), slice.
+- `per_query`: one row per (system, setting, query) with category, query_type, slice, rank
+  (1-based first gold hit, null = gold not retrieved), source_match, seconds, questions.
+- `slices`: one row per (system, setting, slice) with n and the metric fields.
+- `intents` / `predictions`: the intent router's per-intent scores and per-example predictions.
 
 Conventions:
 - A metric that was not computed (null, NaN) prints as "–"; why is said once, in a footnote line
-  under the table listing the skipped systems and their reasons, never in the cells.
-- Rows follow the paper: settings deployment then oracle, systems in `SYSTEM_ORDER`, anything
-  unknown after them alphabetically, so a new system or setting still appears.
-- Charts are drawn with matplotlib's object API on the Agg canvas (no pyplot global state, no
-  display) at exactly 1200x700 px. Their labels must be ASCII because no CJK font is guaranteed:
-  a category or query type whose name is not ASCII is drawn as "<kind> k" (k = its column in the
-  breakdown table) and `write_report` prints the key.
+  under the table listing the skipped systems and their reasons, never in the cells (the typed
+  records carry the reason in a "skipped" column instead).
+- Rows follow the paper: settings deployment, deployment-dont-know, oracle, systems in
+  `SYSTEM_ORDER`, anything unknown after them alphabetically, so a new system or setting still
+  appears.
+- The breakdowns by category and query type are over the main slice (profile_dependent when the
+  benchmark has it), as Table 1 is.
+- Charts (eval/report_charts.py, matplotlib imported only when drawing) are 1200x700 px PNGs.
+  Their labels must be ASCII because no CJK font is guaranteed: a category or query type whose
+  name is not ASCII is drawn as "<kind> k" (k = its position in the breakdown) and
+  `write_report` prints the key.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from eval.provenance import gold_line
+from eval.report_tables import MISSING, Column, ReportTable, metric_columns, number, text_columns
 
 __all__ = [
     "ABLATION_SYSTEMS",
+    "CHART_CAPTIONS",
     "CHART_FILES",
     "MISSING",
     "SETTING_ORDER",
     "SYSTEM_ORDER",
     "breakdown_markdown",
+    "breakdown_table",
     "charts",
+    "confusion_table",
     "generation_markdown",
+    "generation_table",
+    "intent_table",
+    "main_slice_rows",
+    "report_tables",
+    "slice_table",
+    "table1",
+    "table1_caption",
     "table1_markdown",
+    "table2",
     "table2_markdown",
+    "tier_table",
     "write_report",
 ]
 
-MISSING = "–"  # en dash: a metric that was not computed
-
-SETTING_ORDER = ("deployment", "oracle")
+SETTING_ORDER = ("deployment", "deployment-dont-know", "oracle")
 ABLATION_SYSTEMS = ("profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval")
 SYSTEM_ORDER = (
-    "bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
-    *ABLATION_SYSTEMS, "urag",
+    "bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
+    "profill-true-labels", *ABLATION_SYSTEMS, "urag",
 )
 REFERENCE_SYSTEM = "profill"
 BREAKDOWN_KINDS = ("category", "query_type")
+MAIN_SLICE, UNSLICED = "profile_dependent", "all"  # as eval.metrics (not imported: keep this module light)
+SLICE_ORDER = (MAIN_SLICE, "profile_independent", "stated_profile", UNSLICED)
+TIERS = ("template", "faq", "documents", "fallback")
 
-# (header, aggregate column, decimals): the paper's Table 1 plus questions per query.
+# (header, aggregate column, decimals): the paper's Table 1 with success@k beside TREC recall@k,
+# plus questions per query.
 TABLE1_COLUMNS = (
     ("MRR", "mrr", 3),
-    ("R@1", "recall@1", 3),
-    ("R@5", "recall@5", 3),
+    ("S@1", "success@1", 3),
+    ("S@5", "success@5", 3),
+    ("S@10", "success@10", 3),
     ("R@10", "recall@10", 3),
     ("R@50", "recall@50", 3),
     ("source match", "source_match", 3),
@@ -77,13 +100,25 @@ GENERATION_COLUMNS = (
     ("source match", "source_match", 3),
     ("GC", "grounded_correctness", 3),
 )
+SLICE_COLUMNS = (
+    ("n", "n", 0),
+    ("MRR", "mrr", 3),
+    ("S@1", "success@1", 3),
+    ("S@10", "success@10", 3),
+    ("R@10", "recall@10", 3),
+    ("source match", "source_match", 3),
+    ("questions/q", "questions_per_query", 2),
+)
 
 CHART_FILES = (
     "mrr_recall10_by_system.png",
     "mrr_by_category.png",
     "mrr_by_query_type.png",
     "questions_per_query.png",
+    "mrr_by_slice.png",
 )
+CHART_CAPTIONS = ("MRR and R@10 per system", "MRR per category (deployment)", "MRR per query type",
+                  "Profile questions per query", "MRR and questions per query by benchmark slice (deployment)")
 CHART_SIZE_INCHES = (12, 7)
 CHART_DPI = 100  # 12 x 7 in at 100 dpi = 1200 x 700 px
 
@@ -96,6 +131,7 @@ LINEAGE_FIELDS = (
     ("config_hash", "config hash"),
     ("benchmark", "benchmark"),
     ("benchmark_size", "benchmark size"),
+    ("gold_from", "gold from"),
 )
 # The `--out` JSON calls the benchmark size "instances"; accept it under either name.
 LINEAGE_ALIASES = {"instances": "benchmark_size"}
@@ -147,40 +183,11 @@ def _ordered(names: Iterable[str], order: Sequence[str]) -> list[str]:
     return sorted(set(names), key=lambda n: _rank_in(order, n))
 
 
-def _number(value: object) -> float | None:
-    """The value as a finite float, or None when it was not computed."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _fmt(value: object, decimals: int) -> str:
-    number = _number(value)
-    return MISSING if number is None else f"{number:.{decimals}f}"
-
-
 def _fmt_delta(value: float | None, decimals: int = 3) -> str:
     if value is None:
         return MISSING
     rounded = round(value, decimals)
     return f"{rounded + 0.0:+.{decimals}f}"  # + 0.0 turns -0.0 into 0.0: no "-0.000"
-
-
-def _cell(text: object) -> str:
-    # A pipe or newline inside a cell would break the Markdown table.
-    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-
-def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right_from: int) -> str:
-    """A GitHub-flavoured Markdown table; columns from `right_from` on are right-aligned numbers."""
-    align = ["---" if i < right_from else "---:" for i in range(len(header))]
-    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _has_embedders(rows: Sequence[Mapping]) -> bool:
@@ -199,60 +206,76 @@ def _skip_reason(row: Mapping) -> str | None:
     return reason or None
 
 
-def _footnotes(rows: Sequence[Mapping], cells_have_missing: bool) -> list[str]:
-    """The lines under a table: what "–" means, and every skipped system with its reason."""
+def _footnotes(rows: Sequence[Mapping], cells_have_missing: bool) -> tuple[str, ...]:
+    """The lines under a table: what "–" means, and every skipped system with its reason (and
+    embedder, when the rows have more than one)."""
     skipped: dict[tuple[str, str], list[str]] = {}
+    with_embedder = _has_embedders(rows)
     for row in rows:
         reason = _skip_reason(row)
         if reason is not None:
-            where = row["setting"] if row.get("embedder") is None else f"{row['setting']}, {row['embedder']}"
+            where = f"{row['setting']}, {_embedder_name(row.get('embedder'))}" if with_embedder else row["setting"]
             skipped.setdefault((row["system"], reason), []).append(where)
+    # systems skipped for the same reason in the same settings share one entry
+    grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (system, reason), where in skipped.items():
+        grouped.setdefault((reason, tuple(where)), []).append(system)
     lines = []
     if cells_have_missing:
         lines.append(f"{MISSING} = not computed.")
-    if skipped:
-        entries = [f"{system} ({'; '.join(where)}): {reason}" for (system, reason), where in skipped.items()]
+    if grouped:
+        entries = [f"{', '.join(systems)} ({'; '.join(where)}): {reason}" for (reason, where), systems in grouped.items()]
         lines.append("Skipped: " + " · ".join(entries) + ".")
-    return lines
+    return tuple(lines)
 
 
-def _with_footnotes(table: str, rows: Sequence[Mapping], body: Sequence[Sequence[str]]) -> str:
-    notes = _footnotes(rows, any(MISSING in cells for cells in body))
-    return table + ("\n\n" + "\n".join(notes) if notes else "")
+def _with_footnotes(table: ReportTable, source_rows: Sequence[Mapping]) -> ReportTable:
+    return ReportTable(table.columns, table.rows, _footnotes(source_rows, table.has_missing()), table.empty)
 
 
-# --- tables ----------------------------------------------------------------------------------
+def _noted(table: ReportTable, missing_note: str) -> ReportTable:
+    """The table with `missing_note` under it when a cell shows "–"."""
+    return ReportTable(table.columns, table.rows, (missing_note,) if table.has_missing() else (), table.empty)
 
 
-def _metric_table(aggregates: pl.DataFrame, columns: Sequence[tuple[str, str, int]]) -> str:
+# --- the aggregate tables --------------------------------------------------------------------
+
+
+def _metric_table(aggregates: pl.DataFrame, spec: Sequence[tuple[str, str, int]]) -> ReportTable:
     rows = _aggregate_rows(aggregates)
-    if not rows:
-        return "No results."
     with_embedder = _has_embedders(rows)
-    header = ["setting", "system"] + (["embedder"] if with_embedder else []) + [h for h, _, _ in columns]
-    body = []
-    for row in rows:
-        labels = [row["setting"], row["system"]] + ([_embedder_name(row.get("embedder"))] if with_embedder else [])
-        body.append(labels + [_fmt(row.get(column), decimals) for _, column, decimals in columns])
-    table = _markdown_table(header, body, right_from=3 if with_embedder else 2)
-    return _with_footnotes(table, rows, body)
+    labels = text_columns("setting", "system")
+    if with_embedder:
+        labels.append(Column("embedder", "embedder_name", "text"))
+    columns = (*labels, *metric_columns(spec), Column("skipped", "skipped", "text", markdown=False))
+    shown = [{**row, "embedder_name": _embedder_name(row.get("embedder"))} for row in rows]
+    return _with_footnotes(ReportTable(columns, tuple(shown)), rows)
 
 
-def table1_markdown(aggregates: pl.DataFrame) -> str:
-    """The paper's Table 1: setting | system | MRR | R@1 | R@5 | R@10 | R@50 | source match | GC |
-    s/q | questions/q, settings deployment then oracle, systems in the paper's order; an embedder
-    column appears when the aggregates hold more than one embedder. Skipped systems keep their row
-    (all "–") and are listed with their reasons under the table."""
+def table1(aggregates: pl.DataFrame) -> ReportTable:
+    """The paper's Table 1: setting | system | MRR | S@1 | S@5 | S@10 | R@10 | R@50 | source
+    match | GC | s/q | questions/q, settings deployment, deployment-dont-know, oracle, systems in
+    the paper's order; an embedder column appears when the aggregates hold more than one
+    embedder. Skipped systems keep their row (all "–") and are listed with their reasons under
+    the table (in the records: a "skipped" column)."""
     return _metric_table(aggregates, TABLE1_COLUMNS)
 
 
-def generation_markdown(aggregates: pl.DataFrame) -> str:
+def table1_markdown(aggregates: pl.DataFrame) -> str:
+    return table1(aggregates).markdown()
+
+
+def generation_table(aggregates: pl.DataFrame) -> ReportTable:
     """The answer-quality metrics per setting and system (n, ROUGE-L, token F1, keyword match,
     source match, GC), same order and footnotes as Table 1."""
     return _metric_table(aggregates, GENERATION_COLUMNS)
 
 
-def table2_markdown(aggregates: pl.DataFrame) -> str:
+def generation_markdown(aggregates: pl.DataFrame) -> str:
+    return generation_table(aggregates).markdown()
+
+
+def table2(aggregates: pl.DataFrame) -> ReportTable:
     """The ablation table (deployment setting): full profill and its three ablations, MRR per
     embedder (one "MRR" column when the aggregates have no `embedder` column) and the change of
     each ablation vs full profill under the same embedder."""
@@ -260,28 +283,85 @@ def table2_markdown(aggregates: pl.DataFrame) -> str:
             and r["system"] in (REFERENCE_SYSTEM, *ABLATION_SYSTEMS)]
     if "embedder" in aggregates.columns:
         embedders = sorted({_embedder_name(r.get("embedder")) for r in rows}) or ["unspecified"]
-        header = ["system"]
+        columns = [Column("system", "system", "text")]
         for embedder in embedders:
-            header += [f"MRR ({embedder})", f"Δ vs profill ({embedder})"]
+            columns += [Column(f"MRR ({embedder})", f"mrr {embedder}"),
+                        Column(f"Δ vs profill ({embedder})", f"delta {embedder}", "text", right=True)]
     else:
         embedders = ["unspecified"]
-        header = ["system", "MRR", "Δ vs profill"]
-    mrr = {(r["system"], _embedder_name(r.get("embedder"))): _number(r.get("mrr")) for r in rows}
+        columns = [Column("system", "system", "text"), Column("MRR", "mrr unspecified"),
+                   Column("Δ vs profill", "delta unspecified", "text", right=True)]
+    mrr = {(r["system"], _embedder_name(r.get("embedder"))): number(r.get("mrr")) for r in rows}
     body = []
     for system in (REFERENCE_SYSTEM, *ABLATION_SYSTEMS):
-        cells = [system]
+        row: dict = {"system": system}
         for embedder in embedders:
             value, reference = mrr.get((system, embedder)), mrr.get((REFERENCE_SYSTEM, embedder))
+            row[f"mrr {embedder}"] = value
             if system == REFERENCE_SYSTEM:
-                delta = "reference"
+                row[f"delta {embedder}"] = "reference"
             else:
-                delta = _fmt_delta(None if value is None or reference is None else value - reference)
-            cells += [_fmt(value, 3), delta]
-        body.append(cells)
-    return _with_footnotes(_markdown_table(header, body, right_from=1), rows, body)
+                row[f"delta {embedder}"] = _fmt_delta(None if value is None or reference is None else value - reference)
+        body.append(row)
+    return _with_footnotes(ReportTable(tuple(columns), tuple(body)), rows)
+
+
+def table2_markdown(aggregates: pl.DataFrame) -> str:
+    return table2(aggregates).markdown()
+
+
+def _tiers_of(value: object) -> Mapping | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = json.loads(value)
+    return value if isinstance(value, Mapping) else None
+
+
+def tier_table(aggregates: pl.DataFrame) -> ReportTable:
+    """URAG's answers per tier: the share of answers each tier gave and its accuracy (the mean
+    source match of those answers; "–" for a tier that gave none), per setting and system that
+    reports tiers."""
+    body = []
+    for row in _aggregate_rows(aggregates):
+        tiers = _tiers_of(row.get("tiers"))
+        if tiers is None:
+            continue
+        accuracy = tiers.get("accuracy") or {}
+        for tier in TIERS:
+            share = tiers.get(tier)
+            if isinstance(share, Mapping):  # the {tier: {"share", "accuracy"}} shape
+                share, tier_accuracy = share.get("share"), share.get("accuracy")
+            else:
+                tier_accuracy = accuracy.get(tier)
+            body.append({"setting": row["setting"], "system": row["system"], "tier": tier, "share": share,
+                         "accuracy": tier_accuracy})
+    columns = (*text_columns("setting", "system", "tier"), Column("share of answers", "share"),
+               Column("accuracy (source match)", "accuracy"))
+    return _noted(ReportTable(columns, tuple(body), empty="No system reported answer tiers."),
+                  f"{MISSING} = no answer came from this tier.")
+
+
+def slice_table(slices: pl.DataFrame | None) -> ReportTable:
+    """Each benchmark slice's numbers per setting and system: n, MRR, S@1, S@10, R@10, source
+    match, questions/q (on profile-independent questions, every question asked is a cost)."""
+    columns = (*text_columns("setting", "system", "slice"), *metric_columns(SLICE_COLUMNS))
+    if slices is None or slices.is_empty():
+        return ReportTable(columns, (), empty="No per-slice results (runs recorded before slices have none).")
+    _require_frame(slices, "slices", ("system", "setting", "slice"))
+    rows = sorted(slices.to_dicts(), key=lambda r: (*_row_order(r)[:2], _rank_in(SLICE_ORDER, r["slice"])))
+    return _noted(ReportTable(columns, tuple(rows)), f"{MISSING} = not computed.")
 
 
 # --- per-query breakdowns --------------------------------------------------------------------
+
+
+def main_slice_rows(per_query: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """(the per-query rows Table 1 is computed over, that slice's name): the profile_dependent
+    rows when the run has them, else every row ("all")."""
+    if "slice" in per_query.columns and per_query.filter(pl.col("slice") == MAIN_SLICE).height:
+        return per_query.filter(pl.col("slice") == MAIN_SLICE), MAIN_SLICE
+    return per_query, UNSLICED
 
 
 def _reciprocal_ranks(per_query: pl.DataFrame, by: str) -> pl.DataFrame:
@@ -307,48 +387,106 @@ def _reciprocal_ranks(per_query: pl.DataFrame, by: str) -> pl.DataFrame:
 
 def _breakdown_cells(per_query: pl.DataFrame, by: str) -> dict[str, dict]:
     """setting -> {"groups": [...], "systems": [...], "mrr": {(system, group): v}, "all": {system: v},
-    "n": {system: count}}, groups in table-column order."""
+    "n": {system: count}, "group_n": {group: count}}, groups sorted."""
     frame = _reciprocal_ranks(per_query, by)
-    by_group = frame.group_by("setting", "system", "group").agg(pl.col("rr").mean().alias("mrr"))
+    by_group = frame.group_by("setting", "system", "group").agg(pl.col("rr").mean().alias("mrr"),
+                                                                 pl.len().alias("n"))
     overall = frame.group_by("setting", "system").agg(pl.col("rr").mean().alias("mrr"), pl.len().alias("n"))
     cells: dict[str, dict] = {}
     for setting in _ordered(frame["setting"].to_list(), SETTING_ORDER):
         mine = by_group.filter(pl.col("setting") == setting)
         totals = overall.filter(pl.col("setting") == setting)
+        group_n: dict[str, int] = {}
+        for r in mine.iter_rows(named=True):  # every system runs the same queries: the most is the count
+            group_n[r["group"]] = max(group_n.get(r["group"], 0), r["n"])
         cells[setting] = {
             "groups": sorted(set(mine["group"].to_list())),
             "systems": _ordered(mine["system"].to_list(), SYSTEM_ORDER),
             "mrr": {(r["system"], r["group"]): r["mrr"] for r in mine.iter_rows(named=True)},
             "all": {r["system"]: r["mrr"] for r in totals.iter_rows(named=True)},
             "n": {r["system"]: r["n"] for r in totals.iter_rows(named=True)},
+            "group_n": group_n,
         }
     return cells
 
 
-def breakdown_markdown(per_query: pl.DataFrame, by: str) -> str:
-    """MRR per system x `by` ("category" or "query_type") for each setting: one table per setting,
-    columns the values of `by` (sorted), then "all" and the number of queries n."""
+def breakdown_table(per_query: pl.DataFrame, by: str) -> ReportTable:
+    """MRR per `by` ("category" or "query_type") x system: a row per setting and value of `by`
+    (sorted) with its number of queries n, one column per system, and an "all" row per setting."""
     cells = _breakdown_cells(per_query, by)
-    if not cells:
-        return "No per-query results."
-    parts = []
+    label = by.replace("_", " ")
+    systems = _ordered((s for data in cells.values() for s in data["systems"]), SYSTEM_ORDER)
+    columns = (*text_columns("setting"), Column(label, "group", "text"), Column("n", "n", "int"),
+               *(Column(system, f"mrr {system}") for system in systems))
+    body = []
     for setting, data in cells.items():
-        header = ["system", *data["groups"], "all", "n"]
-        body = [[system, *(_fmt(data["mrr"].get((system, g)), 3) for g in data["groups"]),
-                 _fmt(data["all"][system], 3), str(data["n"][system])] for system in data["systems"]]
-        table = _markdown_table(header, body, right_from=1)
-        if any(MISSING in row for row in body):
-            table += f"\n\n{MISSING} = no query of this {by.replace('_', ' ')} for this system."
-        parts.append(f"**{setting}**: MRR by {by.replace('_', ' ')}\n\n{table}")
-    return "\n\n".join(parts)
+        for group in data["groups"]:
+            body.append({"setting": setting, "group": group, "n": data["group_n"][group],
+                         **{f"mrr {s}": data["mrr"].get((s, group)) for s in systems}})
+        body.append({"setting": setting, "group": "all", "n": max(data["n"].values()),
+                     **{f"mrr {s}": data["all"].get(s) for s in systems}})
+    return _noted(ReportTable(columns, tuple(body), empty="No per-query results."),
+                  f"{MISSING} = no query of this {label} for this system.")
+
+
+def breakdown_markdown(per_query: pl.DataFrame, by: str) -> str:
+    return breakdown_table(per_query, by).markdown()
+
+
+# --- intent routing --------------------------------------------------------------------------
+
+
+def intent_table(intents: pl.DataFrame | None) -> ReportTable:
+    """Per-intent precision / recall / F1 / support on the held-out split, and under it the number
+    of examples, accuracy, macro F1 and the router evaluated."""
+    columns = (Column("intent", "intent", "text"), Column("precision", "precision"), Column("recall", "recall"),
+               Column("F1", "f1"), Column("support", "support", "int"))
+    if intents is None or intents.is_empty():
+        return ReportTable(columns, (), empty="No intent evaluation in this run.")
+    first = intents.row(0, named=True)
+    note = (f"{first['n']} held-out examples; accuracy {first['accuracy']:.3f}, macro F1 {first['macro_f1']:.3f} "
+            f"(router {first['router']}).")
+    return ReportTable(columns, tuple(intents.to_dicts()), (note,))
+
+
+def confusion_table(predictions: pl.DataFrame | None) -> ReportTable:
+    """Held-out examples per gold intent (rows) x predicted intent (columns)."""
+    if predictions is None or predictions.is_empty():
+        return ReportTable((Column("gold", "gold", "text"),), (), empty="No intent predictions in this run.")
+    _require_frame(predictions, "predictions", ("intent", "predicted"))
+    counts = predictions.group_by("intent", "predicted").len()
+    golds = sorted(set(predictions["intent"].to_list()))
+    predicted = sorted(set(predictions["predicted"].to_list()))
+    found = {(r["intent"], r["predicted"]): r["len"] for r in counts.iter_rows(named=True)}
+    columns = (Column("gold \\ predicted", "gold", "text"),
+               *(Column(p, f"p {p}", "int") for p in predicted), Column("n", "n", "int"))
+    body = [{"gold": g, **{f"p {p}": found.get((g, p), 0) for p in predicted},
+             "n": sum(found.get((g, p), 0) for p in predicted)} for g in golds]
+    return ReportTable(columns, tuple(body))
+
+
+# --- all tables ------------------------------------------------------------------------------
+
+
+def report_tables(aggregates: pl.DataFrame, per_query: pl.DataFrame, slices: pl.DataFrame | None = None,
+                  intents: pl.DataFrame | None = None,
+                  predictions: pl.DataFrame | None = None) -> dict[str, ReportTable]:
+    """Every table of the report, by a stable name, in the report's order."""
+    main_rows, _ = main_slice_rows(per_query)
+    return {
+        "table1": table1(aggregates),
+        "ablations": table2(aggregates),
+        "answer_quality": generation_table(aggregates),
+        "slices": slice_table(slices),
+        "mrr_by_category": breakdown_table(main_rows, "category"),
+        "mrr_by_query_type": breakdown_table(main_rows, "query_type"),
+        "urag_tiers": tier_table(aggregates),
+        "intent_routing": intent_table(intents),
+        "intent_confusion": confusion_table(predictions),
+    }
 
 
 # --- charts ----------------------------------------------------------------------------------
-
-
-def _ascii(text: str) -> str:
-    # System and embedder names are ASCII by contract; a stray other character becomes "?".
-    return text if text.isascii() else text.encode("ascii", "replace").decode()
 
 
 def _ascii_labels(names: Sequence[str], kind: str) -> dict[str, str]:
@@ -356,130 +494,34 @@ def _ascii_labels(names: Sequence[str], kind: str) -> dict[str, str]:
     return {name: name if name.isascii() else f"{kind} {i}" for i, name in enumerate(names, start=1)}
 
 
-def _new_figure(rows: int = 1, cols: int = 1):
-    figure = Figure(figsize=CHART_SIZE_INCHES, dpi=CHART_DPI, layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure, figure.subplots(rows, cols, squeeze=False)
-
-
-def _save(figure: Figure, path: Path) -> Path:
-    # No bbox_inches="tight": it would change the pixel size. No metadata: same bytes every run.
-    figure.savefig(path, dpi=CHART_DPI, format="png", metadata={"Software": None})
-    return path
-
-
-def _empty_panel(axes, title: str, message: str) -> None:
-    axes.set_title(title)
-    axes.text(0.5, 0.5, message, ha="center", va="center", transform=axes.transAxes)
-    axes.set_axis_off()
-
-
-def _bar_label(row: Mapping, with_embedder: bool) -> str:
-    label = row["system"] if not with_embedder else f"{row['system']}\n{_embedder_name(row.get('embedder'))}"
-    return _ascii(label)
-
-
-def _grouped_bars(axes, rows: Sequence[Mapping], column: str, title: str, ylabel: str, top: float | None) -> None:
-    """Bars per system label, one bar per setting side by side; "n/a" where not computed."""
-    with_embedder = _has_embedders(rows)
-    labels = list(dict.fromkeys(_bar_label(r, with_embedder) for r in sorted(rows, key=lambda r: _row_order(r)[1:])))
-    settings = _ordered((r["setting"] for r in rows), SETTING_ORDER)
-    if not labels:
-        _empty_panel(axes, title, "no results")
-        return
-    values = {(r["setting"], _bar_label(r, with_embedder)): _number(r.get(column)) for r in rows}
-    width = 0.8 / len(settings)
-    for k, setting in enumerate(settings):
-        xs = [i + (k - (len(settings) - 1) / 2) * width for i in range(len(labels))]
-        heights = [values.get((setting, label)) for label in labels]
-        axes.bar(xs, [h or 0.0 for h in heights], width=width, label=setting)
-        for x, h in zip(xs, heights):
-            if h is None:
-                axes.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90)
-    axes.set_xticks(range(len(labels)), labels, rotation=35, ha="right", fontsize=9)
-    axes.set_title(title)
-    axes.set_ylabel(ylabel)
-    # Headroom above the tallest possible bar, so the legend has a place that hides no bar.
-    present = [v for v in values.values() if v is not None]
-    axes.set_ylim(0, 1.15 * (top if top is not None else max(present, default=0.0) or 1.0))
-    axes.legend(fontsize=9, loc="upper right", ncols=len(settings))
-    axes.grid(axis="y", alpha=0.3)
-
-
-def _heatmap(axes, data: Mapping, title: str, kind: str) -> None:
-    """MRR per system (rows) x group (columns), each cell annotated with its value."""
-    groups, systems = data["groups"], data["systems"]
-    labels = _ascii_labels(groups, kind)
-    matrix = [[data["mrr"].get((s, g), math.nan) for g in groups] for s in systems]
-    image = axes.imshow(matrix, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
-    axes.set_xticks(range(len(groups)), [labels[g] for g in groups], rotation=30, ha="right", fontsize=9)
-    axes.set_yticks(range(len(systems)), [_ascii(s) for s in systems], fontsize=9)
-    small = len(groups) * len(systems) > 80
-    for i, row in enumerate(matrix):
-        for j, value in enumerate(row):
-            if not math.isnan(value):
-                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7 if small else 9,
-                          color="black" if value > 0.6 else "white")
-    axes.set_title(title)
-    axes.figure.colorbar(image, ax=axes, label="MRR")
-
-
-def _retrieval_chart(rows: Sequence[Mapping], path: Path) -> Path:
-    figure, axes = _new_figure(1, 2)
-    _grouped_bars(axes[0][0], rows, "mrr", "MRR per system", "MRR", 1.0)
-    _grouped_bars(axes[0][1], rows, "recall@10", "Recall@10 per system", "R@10", 1.0)
-    return _save(figure, path)
-
-
-def _category_chart(cells: Mapping[str, dict], path: Path) -> Path:
-    figure, axes = _new_figure()
-    title = "MRR per category (deployment)"
-    if "deployment" in cells:
-        _heatmap(axes[0][0], cells["deployment"], title, "category")
-    else:
-        _empty_panel(axes[0][0], title, "no deployment results")
-    return _save(figure, path)
-
-
-def _query_type_chart(cells: Mapping[str, dict], path: Path) -> Path:
-    settings = list(cells) or ["deployment"]
-    figure, axes = _new_figure(1, len(settings))
-    for k, setting in enumerate(settings):
-        title = f"MRR per query type ({setting})"
-        if setting in cells:
-            _heatmap(axes[0][k], cells[setting], title, "query type")
-        else:
-            _empty_panel(axes[0][k], title, "no per-query results")
-    return _save(figure, path)
-
-
-def _questions_chart(rows: Sequence[Mapping], path: Path) -> Path:
-    figure, axes = _new_figure()
-    _grouped_bars(axes[0][0], rows, "questions_per_query", "Profile questions asked per query",
-                  "questions per query", None)
-    return _save(figure, path)
-
-
-def charts(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: Path | str) -> list[Path]:
+def charts(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: Path | str,
+           slices: pl.DataFrame | None = None) -> list[Path]:
     """Writes the report's PNGs (1200x700) into `directory` (created if needed) under the names
     in `CHART_FILES`, always all of them (a panel says so when it has no data), and returns
-    their paths in that order: MRR and R@10 per system (deployment vs oracle bars), MRR per
-    category per system (deployment), MRR per query type per system, questions per query."""
-    rows = _aggregate_rows(aggregates)
-    by_category = _breakdown_cells(per_query, "category")
-    by_query_type = _breakdown_cells(per_query, "query_type")
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    retrieval, category, query_type, questions = (directory / name for name in CHART_FILES)
-    return [
-        _retrieval_chart(rows, retrieval),
-        _category_chart(by_category, category),
-        _query_type_chart(by_query_type, query_type),
-        _questions_chart(rows, questions),
-    ]
+    their paths in that order: MRR and R@10 per system (bars per setting), MRR per category per
+    system (deployment), MRR per query type per system, questions per query, and MRR and
+    questions per query per slice (deployment). The breakdowns are over the main slice."""
+    from eval.report_charts import draw_charts  # matplotlib only when charts are drawn
+
+    return draw_charts(aggregates, per_query, Path(directory), slices)
 
 
 # --- the report ------------------------------------------------------------------------------
+
+
+def table1_caption(aggregates: pl.DataFrame | Sequence[Mapping], gold_from: str | None) -> str:
+    """The line printed under Table 1 wherever it appears (report, terminal, README): which
+    instances its numbers are over, and where the gold came from (with the caveat)."""
+    rows = aggregates.to_dicts() if isinstance(aggregates, pl.DataFrame) else list(aggregates)
+    slices = sorted({str(r["slice"]) for r in rows if r.get("slice") is not None})
+    if slices == [MAIN_SLICE]:
+        over = f"Over the {MAIN_SLICE} slice of the benchmark (questions whose answer depends on who asks)."
+    elif slices and slices != [UNSLICED]:
+        over = f"Over the slices {', '.join(slices)}."
+    else:
+        over = "Over every instance of the benchmark."
+    return f"{over} {gold_line(gold_from)}"
+
 
 
 def _lineage_value(value: object) -> str:
@@ -516,34 +558,58 @@ def _chart_key(per_query: pl.DataFrame) -> list[str]:
 
 
 def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: Path | str, title: str,
-                 lineage: dict) -> dict:
+                 lineage: dict, *, slices: pl.DataFrame | None = None, intents: pl.DataFrame | None = None,
+                 predictions: pl.DataFrame | None = None, label_gap: ReportTable | None = None) -> dict:
     """Writes `report.md` and the charts into `directory` (created if needed) and returns
-    {"markdown": Path, "charts": [Path], "table1": str} for an asset's metadata. The Markdown
-    has the title, the lineage lines, Table 1, the ablation table, answer quality, the breakdowns
-    by category and query type, and the charts linked by relative path. Same inputs, same bytes:
-    no timestamps are added (put the run's time in `lineage` if it matters)."""
+    {"markdown": Path, "body": str (report.md without its charts section, whose images are files),
+    "charts": [Path], "captions": [str], "table1": str, "tables": {name: ReportTable}} for an
+    asset's metadata. The Markdown has the title, where the gold came from
+    (lineage["gold_from"], with the caveat for "annotations"), the lineage lines, Table 1, the
+    ablations, answer quality, the slices, the breakdowns by category and query type, URAG's
+    tiers, intent routing, and the charts linked by relative path. Same inputs, same bytes: no
+    timestamps are added (put the run's time in `lineage` if it matters)."""
     if not isinstance(title, str) or not title.strip():
         raise ValueError("title must be a non-empty string")
     lineage_lines = _lineage_lines(lineage)
-    table1 = table1_markdown(aggregates)
+    gold = gold_line(lineage.get("gold_from"))
+    tables = report_tables(aggregates, per_query, slices, intents, predictions)
+    if label_gap is not None:
+        tables["label_gap"] = label_gap
+    main_rows, main = main_slice_rows(per_query)
+    over = "every instance" if main == UNSLICED else f"the {main} slice"
+    table1_text = tables["table1"].markdown()
     sections = [
         f"# {title.strip()}",
+        gold,
         "\n".join(lineage_lines),
-        "## Table 1: retrieval and answers per setting and system\n\n" + table1,
-        "## Table 2: ablations (deployment)\n\n" + table2_markdown(aggregates),
-        "## Answer quality\n\n" + generation_markdown(aggregates),
-        "## MRR by category\n\n" + breakdown_markdown(per_query, "category"),
-        "## MRR by query type\n\n" + breakdown_markdown(per_query, "query_type"),
+        f"## Table 1: retrieval and answers per setting and system ({over})\n\n"
+        "S@k: a gold source within the top k sources; R@k: the share of the instance's gold sources within "
+        "the top k (TREC recall); MRR over the first gold source.\n\n" + table1_text + "\n\n"
+        + table1_caption(aggregates, lineage.get("gold_from")),
+        "## Table 2: ablations (deployment)\n\n" + tables["ablations"].markdown(),
+        "## Answer quality\n\n" + tables["answer_quality"].markdown(),
+        "## Benchmark slices\n\n" + tables["slices"].markdown(),
+        f"## MRR by category ({over})\n\n" + tables["mrr_by_category"].markdown(),
+        f"## MRR by query type ({over})\n\n" + tables["mrr_by_query_type"].markdown(),
+        "## URAG answer tiers\n\n" + tables["urag_tiers"].markdown(),
     ]
+    if label_gap is not None:
+        sections.append("## Annotation error and retrieval error (proFILL against profill-true-labels)\n\n"
+                        "MRR points of proFILL's gap to the same system with the true labels, per attribute whose "
+                        "annotation hid a gold source or admitted a source above it; beside it, the annotator's "
+                        "accuracy on that attribute.\n\n" + label_gap.markdown())
+    if intents is not None and not intents.is_empty():
+        sections.append("## Intent routing (held-out split)\n\n" + tables["intent_routing"].markdown())
+        if predictions is not None and not predictions.is_empty():
+            sections.append("### Intent confusion (held-out split)\n\n" + tables["intent_confusion"].markdown())
     directory = Path(directory)
-    chart_paths = charts(aggregates, per_query, directory)
-    captions = ("MRR and R@10 per system", "MRR per category (deployment)", "MRR per query type",
-                "Profile questions per query")
-    chart_lines = [f"![{caption}]({path.name})" for caption, path in zip(captions, chart_paths)]
-    key = _chart_key(per_query)
+    chart_paths = charts(aggregates, per_query, directory, slices)
+    chart_lines = [f"![{caption}]({path.name})" for caption, path in zip(CHART_CAPTIONS, chart_paths)]
+    key = _chart_key(main_rows)
     if key:
         chart_lines.append("Chart labels:\n\n" + "\n".join(key))
-    sections.append("## Charts\n\n" + "\n\n".join(chart_lines))
+    body = "\n\n".join(sections) + "\n"
     markdown_path = directory / "report.md"
-    markdown_path.write_text("\n\n".join(sections) + "\n", encoding="utf-8")
-    return {"markdown": markdown_path, "charts": chart_paths, "table1": table1}
+    markdown_path.write_text(body + "\n## Charts\n\n" + "\n\n".join(chart_lines) + "\n", encoding="utf-8")
+    return {"markdown": markdown_path, "body": body, "charts": chart_paths, "captions": list(CHART_CAPTIONS),
+            "table1": table1_text, "tables": tables}

@@ -8,6 +8,14 @@ shares one EvalMemo (eval/memo.py): tokenization, intent routing, stated values,
 retrievals and extractive answers are computed once per distinct input, and the profile-blind
 baselines are retrieved in batches. `optimized=False` runs the plain per-query path instead;
 both give the same rows (apart from the timings).
+
+Settings: `deployment` (the system starts with no profile and asks; the simulated student answers
+from the hidden profile), `deployment-dont-know` (the same student answering "don't know" to a
+share of the questions: a real student often does not know their curriculum period by name) and
+`oracle` (the whole profile given up front). A system is skipped, with the reason, where it cannot
+run: an LLM system offline, `hybrid+filter` without the profile up front, `profill-true-labels`
+without a truth file, a system that asks nothing in `deployment-dont-know` (its rows would be the
+deployment ones).
 """
 
 from __future__ import annotations
@@ -25,17 +33,25 @@ from eval.llm_systems import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VE
 from eval.memo import CachingTokenizer, EvalMemo, ablation_settings, plain_view
 from eval.simulate import hidden_profile
 from eval.systems import (ANSWER_K, BASELINE_MODES, EVIDENCE_TOP, PROFILL_VARIANTS, RANK_DEPTH, URAG_DOC_K,
-                          SystemAnswer, answer_from_chunks, baseline_query, extend, run_baseline, run_profill,
-                          run_urag)
+                          SystemAnswer, answer_from_chunks, baseline_query, extend, run_baseline, run_filtered,
+                          run_profill, run_urag, true_label_advisor)
+from serving.retrieval import Retriever
 from serving.dialogue.evidence import select_evidence
 
 __all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "run_evaluation"]
 
-SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
-           "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval", "urag")
-SETTINGS = ("deployment", "oracle")
+SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hyde", "hyde+rerank", "profill",
+           "profill+rerank", "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval",
+           "profill-true-labels", "urag")
+DONT_KNOW = "deployment-dont-know"
+SETTINGS = ("deployment", DONT_KNOW, "oracle")
 LLM_SYSTEMS = frozenset({"hybrid+rerank", "hyde", "hyde+rerank", "profill+rerank"})
+ASKING_SYSTEMS = frozenset(PROFILL_VARIANTS) | {"profill+rerank"}
 SKIPPED_NO_LLM = "needs an LLM; none configured"
+SKIPPED_NEEDS_PROFILE = "needs the profile up front: oracle setting only"
+SKIPPED_ASKS_NOTHING = "asks the student nothing: its results are the deployment ones"
+SKIPPED_NO_TRUTH = "needs a truth file (the config's pipeline.annotation_truth)"
+SKIPPED_NO_URAG_INDEX = "the index build has no URAG-D index: materialize index_build again"
 TIERS = ("template", "faq", "documents", "fallback")
 PREFETCH_BLOCK = 512  # retrievals per batched prefetch
 
@@ -52,24 +68,37 @@ class EvalOutcome:
 
 def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SETTINGS, *, llm_client=None,
                    tokenizer=None, progress: Progress | None = None, optimized: bool = True,
-                   today: date | None = None, judge_limit: int = JUDGE_SUBSET) -> EvalOutcome:
+                   today: date | None = None, judge_limit: int = JUDGE_SUBSET,
+                   true_labels: Mapping[str, Mapping] | None = None,
+                   dont_know_share: float | None = None) -> EvalOutcome:
+    """`true_labels`: chunk id -> true applicability (eval/truth.py), for `profill-true-labels`;
+    `dont_know_share`: the DONT_KNOW student's share of "don't know" answers (default: the
+    institution config's evaluation.dont_know_share)."""
     systems, settings = _checked_names(systems, SYSTEMS, "system"), _checked_names(settings, SETTINGS, "setting")
+    if dont_know_share is None:
+        dont_know_share = advisor.config.evaluation.dont_know_share
+    if not 0.0 <= dont_know_share <= 1.0:
+        raise ValueError(f"dont_know_share must be in [0, 1], got {dont_know_share!r}")
     instances = _checked_instances(instances)
     hidden = {inst["id"]: hidden_profile(inst, advisor.schema) for inst in instances}
     today = today or datetime.now(ZoneInfo(advisor.config.timezone)).date()
-    run = _Run(advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress)
+    run = _Run(advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress, true_labels,
+               dont_know_share)
     judged = judge_subset(instances, judge_limit) if llm_client is not None else set()
 
     per_query: list[dict] = []
     aggregates: list[dict] = []
     for system in systems:
         for setting in settings:
-            if system in LLM_SYSTEMS and llm_client is None:
-                aggregates.append({"system": system, "setting": setting, "skipped": SKIPPED_NO_LLM})
+            skipped = run.skipped(system, setting)
+            if skipped:
+                aggregates.append({"system": system, "setting": setting, "skipped": skipped})
                 continue
             started = time.perf_counter()
             answers = run.answers(system, setting)
             rows = [_row(system, setting, inst, answer) for inst, answer in zip(instances, answers)]
+            if system == "profill" and run.true_labels:
+                run.blame_labels(rows)
             run.score(rows, instances)
             if judged:
                 run.judge(rows, instances, judged)
@@ -83,10 +112,15 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
 # ----------------------------------------------------------------------------- the run
 
 class _Run:
-    def __init__(self, advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress):
+    def __init__(self, advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress,
+                 true_labels=None, dont_know_share: float = 0.0):
         self.advisor, self.instances, self.hidden, self.today = advisor, instances, hidden, today
         self.llm_client, self.optimized, self.progress = llm_client, optimized, progress
+        self.true_labels, self.dont_know_share = true_labels, dont_know_share
         self.memo = EvalMemo(advisor) if optimized else None
+        self._true: tuple | None = None  # (advisor, memo) over the truth-relabelled build, made when first asked
+        self._augmented = None  # the retriever over the URAG-D index, made when first asked
+        self._labels_by_url: dict | None = None  # URL -> (annotation, truth) of its chunks, for blame_labels
         self.tokenizer = tokenizer or advisor._tokenizer
         if optimized:
             self.tokenizer = self.memo.tokenizer if tokenizer is None else CachingTokenizer(tokenizer)
@@ -99,11 +133,43 @@ class _Run:
         if self.progress is not None:
             self.progress(stage, message)
 
-    def view(self, soft: bool = True, hard: bool = True, reretrieval: bool = True):
+    def skipped(self, system: str, setting: str) -> str | None:
+        """Why a system cannot run in a setting, or None."""
+        if system in LLM_SYSTEMS and self.llm_client is None:
+            return SKIPPED_NO_LLM
+        if system == "hybrid+filter" and setting != "oracle":
+            return SKIPPED_NEEDS_PROFILE
+        if setting == DONT_KNOW and system not in ASKING_SYSTEMS:
+            return SKIPPED_ASKS_NOTHING
+        if system == "profill-true-labels" and not self.true_labels:
+            return SKIPPED_NO_TRUTH
+        if system == "urag" and not self.advisor.build.augmented:
+            return SKIPPED_NO_URAG_INDEX
+        return None
+
+    def view(self, soft: bool = True, hard: bool = True, reretrieval: bool = True, true_labels: bool = False):
         settings = ablation_settings(self.advisor.settings, reretrieval)
-        if self.memo is not None:
-            return self.memo.advisor_view(soft, hard, settings)
-        return plain_view(self.advisor, soft, hard, settings)
+        advisor, memo = self._true_labelled() if true_labels else (self.advisor, self.memo)
+        if memo is not None:
+            return memo.advisor_view(soft, hard, settings)
+        return plain_view(advisor, soft, hard, settings)
+
+    def _true_labelled(self) -> tuple:
+        if self._true is None:
+            advisor = true_label_advisor(self.advisor, self.true_labels)
+            self._true = (advisor, EvalMemo(advisor, self.memo) if self.memo is not None else None)
+        return self._true
+
+    def augmented(self):
+        """The retriever over the build's URAG-D collections (cached like the others in a memo run)."""
+        if self._augmented is None:
+            build = self.advisor.build
+            if self.memo is not None:
+                self._augmented = self.memo.retriever_over(build.augmented)
+            else:
+                self._augmented = Retriever(build.over(build.augmented), self.advisor._tokenizer.query_morphemes,
+                                            self.advisor.params)
+        return self._augmented
 
     # ------------------------------------------------------------------ systems
     def answers(self, system: str, setting: str) -> list[SystemAnswer]:
@@ -116,19 +182,24 @@ class _Run:
         oracle = setting == "oracle"
         if system in BASELINE_MODES:
             view = self.view()
-            shared = self._prefetch_baseline(view, BASELINE_MODES[system], oracle)
+            shared = self._prefetch_baseline(view, view.retriever, BASELINE_MODES[system], oracle)
             return [_with_share(run_baseline(view, system, inst["query"], self.hidden[inst["id"]], oracle, self.today),
                                 shared) for inst in self._progressing(system, setting)]
+        if system == "hybrid+filter":
+            view = self.view()
+            return [run_filtered(view, inst["query"], self.hidden[inst["id"]], self.today)
+                    for inst in self._progressing(system, setting)]
         if system in PROFILL_VARIANTS:
             soft, hard, reretrieval = PROFILL_VARIANTS[system]
-            view = self.view(soft, hard, reretrieval)
-            return [run_profill(view, inst["query"], self.hidden[inst["id"]], oracle, self.today)
+            view = self.view(soft, hard, reretrieval, true_labels=system == "profill-true-labels")
+            share = self.dont_know_share if setting == DONT_KNOW else 0.0
+            return [run_profill(view, inst["query"], self.hidden[inst["id"]], oracle, self.today, share, inst["id"])
                     for inst in self._progressing(system, setting)]
-        if system == "urag":  # no profile in either setting: URAG has no profiling
-            view = self.view()
-            shared = self._prefetch_baseline(view, "hybrid", False)
-            return [_with_share(run_urag(view, inst["query"], self.today), shared)
-                    for inst in self._progressing(system, setting)]
+        if system == "urag":  # URAG has no profiling: oracle appends the profile, as for the other blind systems
+            view, augmented = self.view(), self.augmented()
+            shared = self._prefetch_baseline(view, augmented, "hybrid", oracle)
+            return [_with_share(run_urag(view, augmented, inst["query"], self.hidden[inst["id"]], oracle, self.today),
+                                shared) for inst in self._progressing(system, setting)]
         if system == "hyde":
             return self._hyde(oracle)
         if system.endswith("+rerank"):
@@ -142,7 +213,7 @@ class _Run:
                 self.report(f"{system} {setting}", f"{i}/{total}")
             yield inst
 
-    def _prefetch_baseline(self, view, mode: str, oracle: bool) -> float:
+    def _prefetch_baseline(self, view, retriever, mode: str, oracle: bool) -> float:
         """Batch the profile-blind retrievals (one tokenizer and embedder call per block); returns
         the seconds per query it took, charged to each query's time."""
         if self.memo is None:
@@ -153,7 +224,7 @@ class _Run:
         for start in range(0, len(texts), PREFETCH_BLOCK):
             block = texts[start:start + PREFETCH_BLOCK]
             for k in (ANSWER_K, RANK_DEPTH):
-                view.retriever.search_batch(block, None, mode=mode, k=k, soft=False, hard=False, today=self.today)
+                retriever.search_batch(block, None, mode=mode, k=k, soft=False, hard=False, today=self.today)
         return (time.perf_counter() - started) / max(len(self.instances), 1)
 
     # ------------------------------------------------------------------ LLM systems
@@ -219,6 +290,18 @@ class _Run:
                             original.llm_tokens + (tokens_of(usage) if usage else 0))
 
     # ------------------------------------------------------------------ metrics
+    def blame_labels(self, rows: list[dict]) -> None:
+        """Each row's `label_errors`: the attributes whose annotation, against the truth, hid a
+        gold source or admitted a source ranked above the first gold hit (eval/label_gap.py)."""
+        from eval.benchmark import chunk_rows
+        from eval.label_gap import label_errors, labels_by_url
+
+        if self._labels_by_url is None:
+            self._labels_by_url = labels_by_url(chunk_rows(self.advisor.build), self.true_labels)
+        for row in rows:
+            row["label_errors"] = label_errors(self.hidden[row["instance_id"]], row["gold_sources"],
+                                               row["retrieved_urls"], self._labels_by_url, self.advisor.schema)
+
     def score(self, rows: list[dict], instances: Sequence[Mapping]) -> None:
         """ROUGE-L / token F1 over content morphemes (one tokenizer call for all rows)."""
         with_reference = [(row, inst) for row, inst in zip(rows, instances) if inst.get("reference_answer")]
@@ -246,6 +329,8 @@ class _Run:
         advisor = self.advisor
         return {
             "k": ANSWER_K, "rank_depth": RANK_DEPTH, "baseline_evidence": EVIDENCE_TOP, "urag_doc_k": URAG_DOC_K,
+            "dont_know_share": self.dont_know_share, "true_labels": len(self.true_labels or {}),
+            "urag_index": (self.advisor.build.manifest.get("files", {}).get("augmented") or {}).get("method"),
             "rerank_depth": RERANK_DEPTH, "today": self.today.isoformat(), "optimized": self.optimized,
             "systems": list(systems), "settings": list(settings),
             "retrieval": _jsonable(asdict(advisor.params)), "dialogue": asdict(advisor.settings),
@@ -273,10 +358,11 @@ def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
     golds = list(inst["gold_sources"])
     retrieved = list(dict.fromkeys(a.ranked_urls))[:RANK_DEPTH]
     source = metrics.source_match(golds, a.citations, retrieved)
+    gold_ranks = metrics.gold_ranks(retrieved, golds)
     return {
         "system": system, "setting": setting, "instance_id": inst["id"], "category": inst.get("category"),
-        "query_type": inst.get("query_type"), "gold_sources": golds,
-        "rank": metrics.gold_rank(retrieved, golds), "retrieved_urls": retrieved,
+        "query_type": inst.get("query_type"), "slice": metrics.slice_of(inst), "gold_sources": golds,
+        "rank": gold_ranks[0] if gold_ranks else None, "gold_ranks": gold_ranks, "retrieved_urls": retrieved,
         "retrieved_chunk_ids": list(a.top_chunk_ids[:ANSWER_K]), "questions_asked": a.questions_asked,
         "questions": list(a.questions), "answer": a.answer, "citations": list(dict.fromkeys(a.citations)),
         "tier": a.tier, "answer_method": a.answer_method, "rouge_l": None, "token_f1": None,
@@ -287,17 +373,24 @@ def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
 
 
 def _aggregate(system: str, setting: str, rows: list[dict]) -> dict:
-    scored = [{**{k: row[k] for k in ("rank", "rouge_l", "token_f1", "keyword_match", "source_match",
-                                       "grounded_correctness", "seconds")}, "questions": row["questions_asked"]}
-              for row in rows]
-    result = {"system": system, "setting": setting, **metrics.aggregate(scored), "skipped": None}
+    """The system x setting's aggregate over the main slice (profile_dependent when the benchmark
+    has it, else every instance; eval.metrics.sliced_aggregate), with every slice's aggregate in
+    "slices"; urag also gets its tier shares and accuracy, over the same rows as each aggregate."""
+    keys = ("rank", "gold_ranks", "gold_sources", "slice", "rouge_l", "token_f1", "keyword_match", "source_match",
+            "grounded_correctness", "seconds")
+    scored = [{**{k: row[k] for k in keys}, "questions": row["questions_asked"]} for row in rows]
+    result = {"system": system, "setting": setting, **metrics.sliced_aggregate(scored), "skipped": None}
     if system == "urag":
-        result["tiers"] = _tiers(rows)
+        _, main_rows, by_slice = metrics.split_slices(rows)
+        result["tiers"] = _tiers(main_rows)
+        for name, slice_rows in by_slice.items():
+            result["slices"][name]["tiers"] = _tiers(slice_rows)
     return result
 
 
 def _tiers(rows: list[dict]) -> dict:
-    """Share of answers per tier, and accuracy per tier (mean source match of its answers)."""
+    """Share of answers per tier, and accuracy per tier (mean source match of its answers; None
+    for a tier no answer used)."""
     by_tier: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         by_tier[row["tier"]].append(row["source_match"])

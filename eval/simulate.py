@@ -1,9 +1,13 @@
 """The simulated student of the deployment setting (interfaces.md §3): the system starts with no
 profile and every profile question it asks is answered from the instance's hidden profile, or
-"don't know" (None) for an attribute the profile lacks."""
+"don't know" (None) for an attribute the profile lacks. A real student often does not know their
+curriculum period or status by its official name: with `dont_know` = s, the student also answers
+"don't know" to a share s of the questions (which ones is a fixed draw per instance and attribute,
+so every system meets the same student)."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date
 from typing import Any, Mapping
 
@@ -34,16 +38,26 @@ def hidden_profile(instance: Mapping[str, Any], schema: fields.Schema) -> dict[s
     return hidden
 
 
-def converse(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date):
+def unsure(key: str, attribute: str, share: float) -> bool:
+    """Whether the student of instance `key` answers "don't know" about `attribute`: a uniform draw
+    in [0, 1) fixed by the pair, below `share`."""
+    draw = int(hashlib.sha256(f"{key}|{attribute}".encode()).hexdigest()[:8], 16) / 0x1_0000_0000
+    return draw < share
+
+
+def converse(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date, dont_know: float = 0.0,
+             key: str = ""):
     """The final reply of one question: oracle = the whole profile given up front; otherwise the
-    student answers what is asked. Returns (reply, questions asked as attribute names)."""
+    student answers what is asked (with `dont_know` > 0, "don't know" to that share of questions,
+    drawn per `key` and attribute). Returns (reply, questions asked as attribute names)."""
     session = advisor.new_session(dict(hidden) if oracle and hidden else None)
     reply = advisor.respond(session, message=query, today=today)
     turns = 1
     while reply.type == "ask":
         if turns >= MAX_TURNS:
             raise RuntimeError(f"the dialogue kept asking after {MAX_TURNS} turns for {query!r}")
-        answers = {q.attribute: hidden.get(q.attribute) for q in reply.questions}
+        answers = {q.attribute: None if unsure(key, q.attribute, dont_know) else hidden.get(q.attribute)
+                   for q in reply.questions}
         reply = advisor.respond(session, profile=answers, today=today)
         turns += 1
     asked = [q["attribute"] for q in reply.trace.get("questions", [])]

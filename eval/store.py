@@ -2,18 +2,31 @@
 comparable across index builds, annotators, embedders, code and configs (method.md, "What neither
 paper has").
 
-    eval_runs            one row per run: what was evaluated, on what, with which code and config
-    eval_query_results   one row per run x system x setting x benchmark instance
-    eval_aggregates      one row per run x system x setting (the `advisor eval --out` fields)
-    intent_eval          one row per run x intent: the build's intent router on the held-out split
+    eval_runs              one row per run: what was evaluated, on what, with which code and config,
+                           and where its gold came from (gold_from: truth | annotations | benchmark)
+    eval_query_results     one row per run x system x setting x benchmark instance
+    eval_aggregates        one row per run x system x setting (the `advisor eval --out` fields), over
+                           the main slice (profile_dependent when the benchmark has it, else all)
+    eval_slice_aggregates  one row per run x system x setting x benchmark slice
+    intent_eval            one row per run x intent: the build's intent router on the held-out split
+    intent_predictions     one row per run x held-out example: what the router said, and how sure
+    benchmark_instances    one row per benchmark (by hash) x instance: the question, its hidden
+                           profile and gold, so every eval_query_results row joins to them on
+                           (benchmark_hash, instance_id)
 
-Every row of the last three repeats the run's lineage (build_id, annotator, embedder,
-code_version, config_hash, benchmark, benchmark_hash), so "one system across builds" or "this
-embedder vs that one" is a WHERE clause, not a join. Recall columns are `recall_at_k` (SQL
-identifiers without quoting); `aggregates_frame` gives them back as "recall@k", the name the
-reports and the `--out` file use. A run is written in one transaction: a half-recorded run never
-exists. Nothing personal is stored: benchmark profiles are not copied here (they are in the file
-whose hash the run records).
+Every result row repeats the run's lineage (build_id, annotator, embedder, code_version,
+config_hash, benchmark, benchmark_hash), so "one system across builds" or "this embedder vs that
+one" is a WHERE clause, not a join. Metric columns are `recall_at_k` / `success_at_k` (SQL
+identifiers without quoting); the frames give them back as "recall@k" / "success@k", the names the
+reports and the `--out` file use. recall_at_k is TREC recall (share of the instance's gold sources
+in the top k); success_at_k is "any gold source in the top k" (eval/metrics.py). A run is written
+in one transaction: a half-recorded run never exists. The benchmark profiles stored are the
+benchmark's synthetic (or outside) test personas, never a student's.
+
+Older lakehouses are migrated on open (`ensure_schema`): new columns are added, no row is lost,
+and the runs recorded before success@k existed are corrected once: what they stored as recall@k
+was success@k, so it moves to success_at_k, and recall_at_k and gold_ranks are recomputed from
+the stored top-50 sources (eval_query_results.retrieved_urls) by the same rule as a new run.
 """
 
 from __future__ import annotations
@@ -31,24 +44,38 @@ import duckdb
 import polars as pl
 
 from advisor.lakehouse import insert_rows, one, scalar, transaction
+from eval import metrics
 from eval.outfile import METRIC_FIELDS
+from eval.provenance import gold_from_of, instance_gold_from
 
 __all__ = [
     "LINEAGE_FIELDS",
     "RunMeta",
     "aggregates_frame",
+    "benchmark_frame",
     "ensure_schema",
     "evaluation_code_version",
     "find_run",
+    "gold_from_of",
     "intent_frame",
+    "intent_predictions_frame",
+    "label_gap_inputs",
     "latest_run",
     "meta_from_build",
     "per_query_frame",
+    "record_benchmark",
     "record_run",
     "run_info",
+    "slice_aggregates_frame",
 ]
 
 LINEAGE_FIELDS = ("build_id", "annotator", "embedder", "code_version", "config_hash", "benchmark", "benchmark_hash")
+
+def _column(field_name: str) -> str:
+    return field_name.replace("@", "_at_")  # "recall@10" -> recall_at_10
+
+
+_METRIC_DDL = ",\n".join(f"    {_column(name):<20} DOUBLE" for name in METRIC_FIELDS)
 
 _LINEAGE_DDL = """
     build_id        VARCHAR NOT NULL,
@@ -80,18 +107,21 @@ CREATE TABLE IF NOT EXISTS eval_runs (
     llm_model       VARCHAR,               -- the LLM behind LLM systems / judges; NULL = offline run
     fingerprint     VARCHAR NOT NULL,      -- everything that decides the results: same = reusable
     params          JSON,                  -- what the runner used (k, retrieval params, judges ...)
-    dagster_run_id  VARCHAR                -- NULL for `advisor eval` runs
+    dagster_run_id  VARCHAR,               -- NULL for `advisor eval` runs
+    gold_from       VARCHAR                -- truth | annotations | benchmark (comma-joined when mixed); NULL = unknown
 );
 
 CREATE TABLE IF NOT EXISTS eval_query_results (
     run_id               VARCHAR NOT NULL,
     system               VARCHAR NOT NULL,
-    setting              VARCHAR NOT NULL,  -- deployment | oracle
-    instance_id          VARCHAR NOT NULL,  -- the benchmark instance's id
+    setting              VARCHAR NOT NULL,  -- deployment | deployment-dont-know | oracle
+    instance_id          VARCHAR NOT NULL,  -- the benchmark instance's id (-> benchmark_instances)
     category             VARCHAR,
-    query_type           VARCHAR,
+    query_type           VARCHAR,           -- formal | first_person | verification | verification_true ...
+    slice                VARCHAR,           -- profile_dependent | profile_independent | stated_profile | all
     gold_sources         VARCHAR[],
-    rank                 INTEGER,           -- gold source's rank among distinct top-50 sources; NULL = not retrieved
+    rank                 INTEGER,           -- first gold's rank among the distinct top-50 sources; NULL = none
+    gold_ranks           INTEGER[],         -- ranks of every gold source found (one per gold matched), sorted
     retrieved_urls       VARCHAR[],         -- top-50 distinct sources
     retrieved_chunk_ids  VARCHAR[],         -- top-10 chunks
     questions_asked      INTEGER,           -- profile questions the system asked
@@ -118,24 +148,57 @@ CREATE TABLE IF NOT EXISTS eval_aggregates (
     run_id               VARCHAR NOT NULL,
     system               VARCHAR NOT NULL,
     setting              VARCHAR NOT NULL,
-    n                    INTEGER NOT NULL,
-    mrr                  DOUBLE,
-    recall_at_1          DOUBLE,
-    recall_at_5          DOUBLE,
-    recall_at_10         DOUBLE,
-    recall_at_50         DOUBLE,
-    rouge_l              DOUBLE,
-    token_f1             DOUBLE,
-    keyword_match        DOUBLE,
-    source_match         DOUBLE,
-    grounded_correctness DOUBLE,
-    seconds_per_query    DOUBLE,
-    questions_per_query  DOUBLE,
+    n                    INTEGER NOT NULL,  -- instances of `slice` (skipped: 0)
+{_METRIC_DDL},
     skipped              VARCHAR,           -- NULL, or why the system did not run
-    tiers                JSON,              -- urag: template, faq, documents, fallback -> share
+    tiers                JSON,              -- urag: template, faq, documents, fallback -> share (+ accuracy)
+    slice                VARCHAR,           -- the slice these numbers are over: profile_dependent, else all
     extra                JSON,
     {_LINEAGE_DDL},
     PRIMARY KEY (run_id, system, setting)
+);
+
+CREATE TABLE IF NOT EXISTS eval_slice_aggregates (
+    run_id               VARCHAR NOT NULL,
+    system               VARCHAR NOT NULL,
+    setting              VARCHAR NOT NULL,
+    slice                VARCHAR NOT NULL,
+    n                    INTEGER NOT NULL,
+{_METRIC_DDL},
+    tiers                JSON,
+    {_LINEAGE_DDL},
+    PRIMARY KEY (run_id, system, setting, slice)
+);
+
+CREATE TABLE IF NOT EXISTS intent_predictions (
+    run_id           VARCHAR NOT NULL,
+    example_id       VARCHAR NOT NULL,      -- -> intent_examples.example_id
+    text             VARCHAR NOT NULL,
+    intent           VARCHAR NOT NULL,      -- the gold label
+    predicted        VARCHAR NOT NULL,
+    confidence       DOUBLE,                -- the predicted intent's probability; NULL = the router gives none
+    router           VARCHAR,
+    {_LINEAGE_DDL},
+    PRIMARY KEY (run_id, example_id)
+);
+
+CREATE TABLE IF NOT EXISTS benchmark_instances (
+    benchmark_hash   VARCHAR NOT NULL,      -- sha256 of the benchmark file's bytes (first 16 hex)
+    instance_id      VARCHAR NOT NULL,
+    benchmark        VARCHAR NOT NULL,      -- the file as first recorded (path or name)
+    query            VARCHAR NOT NULL,
+    query_type       VARCHAR,
+    category         VARCHAR,
+    slice            VARCHAR NOT NULL,      -- all = the instance names none
+    profile          JSON,                  -- the hidden (test) profile
+    gold_sources     VARCHAR[] NOT NULL,
+    keywords         VARCHAR[],
+    reference_answer VARCHAR,
+    premise          VARCHAR,               -- verification questions: true | false
+    gold_from        VARCHAR NOT NULL,      -- truth | annotations | benchmark (the instance gave none)
+    provenance       JSON,                  -- every other key of the instance (gold_chunk_id, written_by ...)
+    recorded_at      TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (benchmark_hash, instance_id)
 );
 
 CREATE TABLE IF NOT EXISTS intent_eval (
@@ -154,24 +217,84 @@ CREATE TABLE IF NOT EXISTS intent_eval (
 );
 """
 
+# Columns added since the first version of these tables: added to an older lakehouse on open.
+ADDED_COLUMNS = (
+    ("eval_runs", "gold_from", "VARCHAR"),
+    ("eval_query_results", "slice", "VARCHAR"),
+    ("eval_query_results", "gold_ranks", "INTEGER[]"),
+    *(("eval_aggregates", _column(f"success@{k}"), "DOUBLE") for k in metrics.CUTOFFS),
+    ("eval_aggregates", "slice", "VARCHAR"),
+)
+
 # per-query row key -> column; list columns hold URLs / ids / attribute names
 QUERY_COLUMNS = (
-    "system", "setting", "instance_id", "category", "query_type", "gold_sources", "rank", "retrieved_urls",
-    "retrieved_chunk_ids", "questions_asked", "questions", "answer", "citations", "tier", "answer_method",
-    "rouge_l", "token_f1", "keyword_match", "source_match", "answer_correctness", "grounded_correctness",
-    "seconds", "llm_calls", "llm_tokens",
+    "system", "setting", "instance_id", "category", "query_type", "slice", "gold_sources", "rank", "gold_ranks",
+    "retrieved_urls", "retrieved_chunk_ids", "questions_asked", "questions", "answer", "citations", "tier",
+    "answer_method", "rouge_l", "token_f1", "keyword_match", "source_match", "answer_correctness",
+    "grounded_correctness", "seconds", "llm_calls", "llm_tokens",
 )
 _LIST_COLUMNS = ("gold_sources", "retrieved_urls", "retrieved_chunk_ids", "questions", "citations")
-_AGGREGATE_KNOWN = ("system", "setting", "n", *METRIC_FIELDS, "skipped", "tiers")
+_AGGREGATE_KNOWN = ("system", "setting", "n", *METRIC_FIELDS, "skipped", "tiers", "slice", "slices")
+# benchmark instance keys with a column of their own; every other key goes to `provenance`
+_INSTANCE_COLUMNS = ("id", "query", "query_type", "category", "slice", "profile", "gold_sources", "keywords",
+                     "reference_answer", "premise", "gold_from")
 
 
-def _column(field_name: str) -> str:
-    return field_name.replace("@", "_at_")  # "recall@10" -> recall_at_10
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
+    rows = con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                       "WHERE table_schema = current_schema()").fetchall()
+    found: dict[str, set[str]] = {}
+    for table, column in rows:
+        found.setdefault(table, set()).add(column)
+    return found
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Creates the evaluation tables if absent (safe to call on every open)."""
+    """Creates the evaluation tables if absent and migrates older ones (safe to call on every
+    open): added columns are added, no row is lost, and runs recorded before success@k existed
+    are corrected once (module docstring)."""
+    before = _columns(con)
+    pending = [(t, c, kind) for t, c, kind in ADDED_COLUMNS if t in before and c not in before[t]]
     con.execute(SCHEMA)
+    if not pending:
+        return
+    with transaction(con):
+        for table, column, kind in pending:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
+        if ("eval_aggregates", "success_at_1", "DOUBLE") in pending:
+            _correct_runs_before_success(con)
+
+
+def _correct_runs_before_success(con: duckdb.DuckDBPyConnection) -> None:
+    """Runs recorded before success@k existed stored success@k as recall_at_k and no gold ranks:
+    move the values to success_at_k, and recompute gold_ranks and TREC recall_at_k from each
+    query's stored top-50 distinct sources with the same rule (`metrics.gold_ranks`)."""
+    old = con.execute("SELECT run_id, system, setting, instance_id, gold_sources, retrieved_urls "
+                      "FROM eval_query_results WHERE gold_ranks IS NULL AND gold_sources IS NOT NULL "
+                      "AND len(gold_sources) > 0 AND retrieved_urls IS NOT NULL").fetchall()
+    if old:
+        ranks = pl.DataFrame(
+            [{"run_id": r, "system": s, "setting": t, "instance_id": i, "gold_ranks": metrics.gold_ranks(urls, golds)}
+             for r, s, t, i, golds, urls in old],
+            schema={"run_id": pl.String, "system": pl.String, "setting": pl.String, "instance_id": pl.String,
+                    "gold_ranks": pl.List(pl.Int32)})
+        con.register("_gold_ranks", ranks.to_arrow())
+        try:
+            con.execute("UPDATE eval_query_results q SET gold_ranks = g.gold_ranks FROM _gold_ranks g "
+                        "WHERE q.run_id = g.run_id AND q.system = g.system AND q.setting = g.setting "
+                        "AND q.instance_id = g.instance_id")
+        finally:
+            con.unregister("_gold_ranks")
+    con.execute(f"UPDATE eval_query_results SET slice = '{metrics.UNSLICED}' WHERE slice IS NULL")
+    moved = ", ".join(f"{_column(f'success@{k}')} = {_column(f'recall@{k}')}" for k in metrics.CUTOFFS)
+    con.execute(f"UPDATE eval_aggregates SET {moved}, slice = '{metrics.UNSLICED}' WHERE slice IS NULL")
+    recall = ", ".join(
+        f"avg(len(list_filter(gold_ranks, lambda r: r <= {k})) / len(list_distinct(gold_sources))) AS r{k}"
+        for k in metrics.CUTOFFS)
+    assign = ", ".join(f"{_column(f'recall@{k}')} = q.r{k}" for k in metrics.CUTOFFS)
+    con.execute(f"UPDATE eval_aggregates a SET {assign} FROM (SELECT run_id, system, setting, {recall} "
+                "FROM eval_query_results GROUP BY ALL) q "
+                "WHERE a.run_id = q.run_id AND a.system = q.system AND a.setting = q.setting AND a.skipped IS NULL")
 
 
 # --- run metadata ------------------------------------------------------------------------------
@@ -198,6 +321,7 @@ class RunMeta:
     institution: str | None = None
     llm_model: str | None = None
     dagster_run_id: str | None = None
+    gold_from: str | None = None  # eval.provenance.gold_from_of(instances); None: derived when recording them
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def lineage(self) -> dict:
@@ -214,7 +338,8 @@ class RunMeta:
 
 def meta_from_build(manifest: Mapping, *, config, benchmark: str, benchmark_hash: str, instances: int,
                     systems: Sequence[str], settings: Sequence[str], started_at: datetime,
-                    llm_model: str | None = None, dagster_run_id: str | None = None) -> RunMeta:
+                    llm_model: str | None = None, dagster_run_id: str | None = None,
+                    gold_from: str | None = None) -> RunMeta:
     """The RunMeta of an evaluation of the build whose manifest is given (annotator and embedder
     come from the build itself, so they are what was actually evaluated)."""
     lineage = manifest.get("lineage") or {}
@@ -225,7 +350,7 @@ def meta_from_build(manifest: Mapping, *, config, benchmark: str, benchmark_hash
         embedder=embedder.get("name"), embedder_version=embedder.get("version"),
         code_version=evaluation_code_version(), config_hash=config.fingerprint(), institution=config.institution,
         systems=tuple(systems), settings=tuple(settings), started_at=started_at, llm_model=llm_model,
-        dagster_run_id=dagster_run_id,
+        dagster_run_id=dagster_run_id, gold_from=gold_from,
     )
 
 
@@ -233,7 +358,9 @@ def meta_from_build(manifest: Mapping, *, config, benchmark: str, benchmark_hash
 # serving code the systems run, and the LLM prompts. Hashing the files (not imported modules)
 # gives the same version in every process, whatever it happened to import.
 _CODE_PATHS = ("eval", "serving", "advisor/llm", "assets/evaluation.py")
-_NOT_RESULT_CODE = ("eval/store.py", "eval/outfile.py", "eval/reports.py", "serving/api/", "serving/web/")
+_NOT_RESULT_CODE = ("eval/store.py", "eval/outfile.py", "eval/reports.py", "eval/report_tables.py",
+                    "eval/report_charts.py", "eval/readme_results.py", "eval/provenance.py", "serving/api/",
+                    "serving/web/")
 
 
 def evaluation_code_version(root: Path | None = None) -> str:
@@ -280,6 +407,16 @@ _NUMERIC_QUERY = ("rank", "questions_asked", "rouge_l", "token_f1", "keyword_mat
                   "answer_correctness", "grounded_correctness", "seconds", "llm_calls", "llm_tokens")
 
 
+def _rank_list(value, where: str) -> list[int] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, Mapping)) or not isinstance(value, Sequence):
+        raise ValueError(f"{where}: expected a list of 1-based ranks, got {value!r}")
+    if any(isinstance(r, bool) or not isinstance(r, int) or r < 1 for r in value):
+        raise ValueError(f"{where}: expected a list of 1-based ranks, got {list(value)!r}")
+    return sorted(value)
+
+
 def _query_row(row: Mapping, lineage: dict, run_id: str) -> dict:
     where = f"per-query row {row.get('system')}/{row.get('setting')}/{row.get('instance_id')}"
     for key in ("system", "setting", "instance_id"):
@@ -292,10 +429,24 @@ def _query_row(row: Mapping, lineage: dict, run_id: str) -> dict:
             value = _string_list(value, f"{where}.{key}")
         elif key in _NUMERIC_QUERY:
             value = _finite(value, f"{where}.{key}")
+        elif key == "gold_ranks":
+            value = _rank_list(value, f"{where}.{key}")
+        elif key == "slice":
+            value = metrics.slice_of(row)
         out[key] = value
     extra = {k: v for k, v in row.items() if k not in QUERY_COLUMNS}
     out["extra"] = _json(extra) if extra else None
     return out
+
+
+def _count(value, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{where}: n must be a non-negative int, got {value!r}")
+    return value
+
+
+def _metric_columns(row: Mapping, where: str) -> dict:
+    return {_column(name): _finite(row.get(name), f"{where}.{name}") for name in METRIC_FIELDS}
 
 
 def _aggregate_row(row: Mapping, lineage: dict, run_id: str) -> dict:
@@ -306,14 +457,29 @@ def _aggregate_row(row: Mapping, lineage: dict, run_id: str) -> dict:
     n = row.get("n")
     if n is None and row.get("skipped") is not None:
         n = 0  # a skipped system evaluated no query
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"{where}: n must be a non-negative int, got {n!r}")
-    out = {"run_id": run_id, **lineage, "system": row["system"], "setting": row["setting"], "n": n,
-           "skipped": row.get("skipped"), "tiers": _json(row.get("tiers"))}
-    for name in METRIC_FIELDS:
-        out[_column(name)] = _finite(row.get(name), f"{where}.{name}")
+    out = {"run_id": run_id, **lineage, "system": row["system"], "setting": row["setting"], "n": _count(n, where),
+           "skipped": row.get("skipped"), "tiers": _json(row.get("tiers")), "slice": row.get("slice"),
+           **_metric_columns(row, where)}
     extra = {k: v for k, v in row.items() if k not in _AGGREGATE_KNOWN}
     out["extra"] = _json(extra) if extra else None
+    return out
+
+
+def _slice_rows(row: Mapping, lineage: dict, run_id: str) -> list[dict]:
+    """One eval_slice_aggregates row per entry of an aggregate's "slices" (none when skipped)."""
+    slices = row.get("slices")
+    if slices is None:
+        return []
+    where = f"aggregate row {row.get('system')}/{row.get('setting')}.slices"
+    if not isinstance(slices, Mapping):
+        raise ValueError(f"{where}: expected an object of slice -> aggregate, got {slices!r}")
+    out = []
+    for name, aggregate in slices.items():
+        if not isinstance(name, str) or not name or not isinstance(aggregate, Mapping):
+            raise ValueError(f"{where}: expected a slice name and an object of its metrics, got {name!r}")
+        out.append({"run_id": run_id, **lineage, "system": row["system"], "setting": row["setting"], "slice": name,
+                    "n": _count(aggregate.get("n"), f"{where}.{name}"), "tiers": _json(aggregate.get("tiers")),
+                    **_metric_columns(aggregate, f"{where}.{name}")})
     return out
 
 
@@ -330,6 +496,75 @@ def _intent_rows(report: Mapping, lineage: dict, run_id: str, router: str | None
     ]
 
 
+def _prediction_rows(predictions: Sequence[Mapping], lineage: dict, run_id: str, router: str | None) -> list[dict]:
+    """intent_predictions rows from {example_id, text, intent (gold), predicted, confidence?}."""
+    rows = []
+    for i, p in enumerate(predictions):
+        where = f"intent prediction {i} ({p.get('example_id') if isinstance(p, Mapping) else p!r})"
+        if not isinstance(p, Mapping):
+            raise ValueError(f"{where}: expected an object")
+        for key in ("example_id", "text", "intent", "predicted"):
+            if not isinstance(p.get(key), str) or not p[key]:
+                raise ValueError(f"{where}: {key!r} must be a non-empty string")
+        confidence = _finite(p.get("confidence"), f"{where}.confidence")
+        if confidence is not None and not 0.0 <= confidence <= 1.0:
+            raise ValueError(f"{where}: confidence must be in [0, 1], got {confidence!r}")
+        rows.append({"run_id": run_id, **lineage, "example_id": p["example_id"], "text": p["text"],
+                     "intent": p["intent"], "predicted": p["predicted"], "confidence": confidence, "router": router})
+    return rows
+
+
+def _benchmark_rows(name: str, benchmark_hash: str, instances: Sequence[Mapping]) -> list[dict]:
+    recorded_at = datetime.now(timezone.utc)
+    rows = []
+    for i, inst in enumerate(instances):
+        if not isinstance(inst, Mapping):
+            raise ValueError(f"benchmark instance {i}: expected an object, got {type(inst).__name__}")
+        where = f"benchmark instance {inst.get('id')!r}"
+        if inst.get("id") is None or not str(inst["id"]).strip():
+            raise ValueError(f"benchmark instance {i}: 'id' is required")
+        if not isinstance(inst.get("query"), str) or not inst["query"].strip():
+            raise ValueError(f"{where}: 'query' must be a non-empty string")
+        golds = _string_list(inst.get("gold_sources"), f"{where}.gold_sources")
+        if not golds:
+            raise ValueError(f"{where}: 'gold_sources' must be a non-empty list of URLs")
+        premise = inst.get("premise")
+        rows.append({
+            "benchmark_hash": benchmark_hash, "instance_id": str(inst["id"]), "benchmark": name,
+            "query": inst["query"], "query_type": inst.get("query_type"), "category": inst.get("category"),
+            "slice": metrics.slice_of(inst), "profile": _json(inst.get("profile")), "gold_sources": golds,
+            "keywords": _string_list(inst.get("keywords"), f"{where}.keywords"),
+            "reference_answer": inst.get("reference_answer"),
+            "premise": None if premise is None else str(premise).lower(),
+            "gold_from": instance_gold_from(inst),
+            "provenance": _json({k: v for k, v in inst.items() if k not in _INSTANCE_COLUMNS} or None),
+            "recorded_at": recorded_at,
+        })
+    _unique(rows, ("instance_id",), f"benchmark {name}")
+    return rows
+
+
+def _insert_benchmark(con: duckdb.DuckDBPyConnection, benchmark_hash: str, rows: Sequence[dict]) -> bool:
+    """Inserts a benchmark's instance rows unless that benchmark (by hash) is already recorded:
+    the same bytes are the same instances. True when it inserted."""
+    if one(con, "SELECT 1 FROM benchmark_instances WHERE benchmark_hash = ? LIMIT 1", [benchmark_hash]):
+        return False
+    insert_rows(con, "benchmark_instances", rows)
+    return True
+
+
+def record_benchmark(con: duckdb.DuckDBPyConnection, name: str, benchmark_hash: str,
+                     instances: Sequence[Mapping]) -> bool:
+    """Records a benchmark's instances in benchmark_instances (one transaction); recording the same
+    benchmark (by hash) again is a no-op. Returns whether anything was written."""
+    if not isinstance(benchmark_hash, str) or not benchmark_hash:
+        raise ValueError("benchmark_hash must be a non-empty string")
+    rows = _benchmark_rows(name, benchmark_hash, instances)
+    ensure_schema(con)
+    with transaction(con):
+        return _insert_benchmark(con, benchmark_hash, rows)
+
+
 def _unique(rows: Sequence[dict], keys: tuple[str, ...], what: str) -> None:
     seen = set()
     for row in rows:
@@ -339,11 +574,20 @@ def _unique(rows: Sequence[dict], keys: tuple[str, ...], what: str) -> None:
         seen.add(key)
 
 
+_RUN_TABLES = ("eval_query_results", "eval_aggregates", "eval_slice_aggregates", "intent_eval", "intent_predictions",
+               "eval_runs")
+
+
 def record_run(con: duckdb.DuckDBPyConnection, *, outcome, run_meta: RunMeta, intent: Mapping | None = None,
-               intent_router: str | None = None) -> str:
-    """Writes one run (its eval_runs row, per-query rows, aggregates and, when given, the intent
-    evaluation) in one transaction and returns its run_id. `outcome` is an EvalOutcome (or any
-    object with per_query, aggregates and params). Recording the same run_id again replaces it."""
+               intent_router: str | None = None, instances: Sequence[Mapping] | None = None,
+               intent_predictions: Sequence[Mapping] | None = None) -> str:
+    """Writes one run in one transaction and returns its run_id: its eval_runs row, per-query rows,
+    aggregates and per-slice aggregates, and when given, the intent evaluation (`intent`, a
+    report) with every held-out example's prediction (`intent_predictions`), and the benchmark's
+    `instances` (benchmark_instances, once per benchmark hash; every per-query row must name one
+    of them). `outcome` is an EvalOutcome (or any object with per_query, aggregates and params).
+    The run's gold_from is run_meta.gold_from, else derived from `instances`. Recording the same
+    run_id again replaces it."""
     run_id = run_meta.run_id
     lineage = run_meta.lineage()
     missing = [name for name in ("build_id", "code_version", "config_hash", "benchmark", "benchmark_hash")
@@ -352,9 +596,22 @@ def record_run(con: duckdb.DuckDBPyConnection, *, outcome, run_meta: RunMeta, in
         raise ValueError(f"run_meta lacks lineage: {missing}")
     query_rows = [_query_row(r, lineage, run_id) for r in outcome.per_query]
     aggregate_rows = [_aggregate_row(r, lineage, run_id) for r in outcome.aggregates]
+    slice_rows = [row for r in outcome.aggregates for row in _slice_rows(r, lineage, run_id)]
     _unique(query_rows, ("system", "setting", "instance_id"), "per-query results")
     _unique(aggregate_rows, ("system", "setting"), "aggregates")
+    _unique(slice_rows, ("system", "setting", "slice"), "slice aggregates")
     intent_rows = _intent_rows(intent, lineage, run_id, intent_router) if intent is not None else []
+    prediction_rows = _prediction_rows(intent_predictions or [], lineage, run_id, intent_router)
+    _unique(prediction_rows, ("example_id",), "intent predictions")
+    gold_from = run_meta.gold_from
+    benchmark_rows = None
+    if instances is not None:
+        benchmark_rows = _benchmark_rows(run_meta.benchmark, run_meta.benchmark_hash, instances)
+        known = {row["instance_id"] for row in benchmark_rows}
+        strays = sorted({row["instance_id"] for row in query_rows} - known)
+        if strays:
+            raise ValueError(f"per-query results name instances the benchmark does not have: {strays[:5]}")
+        gold_from = gold_from or gold_from_of(instances)
     run_row = {
         "run_id": run_id, "started_at": run_meta.started_at,
         "finished_at": run_meta.finished_at or datetime.now(timezone.utc),
@@ -365,15 +622,20 @@ def record_run(con: duckdb.DuckDBPyConnection, *, outcome, run_meta: RunMeta, in
         "institution": run_meta.institution, "systems": list(run_meta.systems), "settings": list(run_meta.settings),
         "llm_model": run_meta.llm_model, "fingerprint": run_meta.fingerprint,
         "params": _json(getattr(outcome, "params", None) or {}), "dagster_run_id": run_meta.dagster_run_id,
+        "gold_from": gold_from,
     }
     ensure_schema(con)
     with transaction(con):
-        for table in ("eval_query_results", "eval_aggregates", "intent_eval", "eval_runs"):
+        for table in _RUN_TABLES:
             con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
         insert_rows(con, "eval_runs", [run_row])
         insert_rows(con, "eval_query_results", query_rows)
         insert_rows(con, "eval_aggregates", aggregate_rows)
+        insert_rows(con, "eval_slice_aggregates", slice_rows)
         insert_rows(con, "intent_eval", intent_rows)
+        insert_rows(con, "intent_predictions", prediction_rows)
+        if benchmark_rows is not None:
+            _insert_benchmark(con, run_meta.benchmark_hash, benchmark_rows)
     return run_id
 
 
@@ -417,23 +679,60 @@ def _require_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
         raise KeyError(f"no evaluation run {run_id!r} in eval_runs")
 
 
-def aggregates_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
-    """One row per system x setting of a run, with the `--out` field names (recall@k) plus the
-    lineage columns, shaped for eval.reports (table1_markdown, write_report ...). `tiers` stays
-    JSON text."""
+# Reading works on a lakehouse opened read-only before it was migrated: a column or table that
+# does not exist yet reads as NULL / no rows, so the reports of old runs still render.
+_COLUMN_TYPES = {"gold_ranks": "INTEGER[]", "n": "INTEGER", "confidence": "DOUBLE",
+                 **{c: "VARCHAR" for c in ("system", "setting", "slice", "tiers", "example_id", "text", "intent",
+                                           "predicted", "router")}}
+
+
+def _select(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[tuple[str, str]], run_id: str,
+            order: str) -> pl.DataFrame:
+    """SELECT column AS alias, ... FROM table WHERE run_id = ? ORDER BY order; absent columns NULL."""
     _require_run(con, run_id)
-    recall = ", ".join(f'{_column(f)} AS "{f}"' for f in METRIC_FIELDS if "@" in f)
-    others = ", ".join(f for f in METRIC_FIELDS if "@" not in f)
-    return con.sql(
-        f"SELECT system, setting, n, {recall}, {others}, skipped, tiers, {', '.join(LINEAGE_FIELDS)} "
-        "FROM eval_aggregates WHERE run_id = ? ORDER BY setting, system", params=[run_id]).pl()
+    present = _columns(con).get(table)
+    if present is None:
+        nulls = ", ".join(f'CAST(NULL AS {_COLUMN_TYPES.get(c, "DOUBLE")}) AS "{a}"' for c, a in columns)
+        return con.sql(f"SELECT {nulls} LIMIT 0").pl()
+    listed = ", ".join(f'{c} AS "{a}"' if c in present else f'CAST(NULL AS {_COLUMN_TYPES.get(c, "DOUBLE")}) AS "{a}"'
+                       for c, a in columns)
+    return con.sql(f"SELECT {listed} FROM {table} WHERE run_id = ? ORDER BY {order}", params=[run_id]).pl()
+
+
+def _metric_select(con: duckdb.DuckDBPyConnection | None = None) -> list[tuple[str, str]]:
+    """(column, field) of every metric. A lakehouse not migrated yet (read-only) stored success@k
+    under recall_at_k: read it as success@k, and recall@k as not computed (NULL)."""
+    old = con is not None and "success_at_1" not in _columns(con).get("eval_aggregates", {"success_at_1"})
+    pairs = []
+    for name in METRIC_FIELDS:
+        if old and name.startswith("success@"):
+            pairs.append((_column(name.replace("success@", "recall@")), name))
+        elif old and name.startswith("recall@"):
+            pairs.append(("__not_recorded", name))
+        else:
+            pairs.append((_column(name), name))
+    return pairs
+
+
+def aggregates_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
+    """One row per system x setting of a run, with the `--out` field names (recall@k, success@k),
+    `slice` (what the row is over) and the lineage columns, shaped for eval.reports
+    (table1_markdown, write_report ...). `tiers` stays JSON text."""
+    columns = [("system", "system"), ("setting", "setting"), ("n", "n"), *_metric_select(con),
+               ("skipped", "skipped"), ("tiers", "tiers"), ("slice", "slice"), *((f, f) for f in LINEAGE_FIELDS)]
+    return _select(con, "eval_aggregates", columns, run_id, "setting, system")
+
+
+def slice_aggregates_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
+    """One row per system x setting x slice of a run (empty for runs recorded before slices)."""
+    columns = [("system", "system"), ("setting", "setting"), ("slice", "slice"), ("n", "n"), *_metric_select(),
+               ("tiers", "tiers")]
+    return _select(con, "eval_slice_aggregates", columns, run_id, "setting, system, slice")
 
 
 def per_query_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
     """One row per system x setting x instance of a run (the per-query keys), for the breakdowns."""
-    _require_run(con, run_id)
-    return con.sql(f"SELECT {', '.join(QUERY_COLUMNS)} FROM eval_query_results WHERE run_id = ? "
-                   "ORDER BY setting, system, instance_id", params=[run_id]).pl()
+    return _select(con, "eval_query_results", [(c, c) for c in QUERY_COLUMNS], run_id, "setting, system, instance_id")
 
 
 def intent_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
@@ -442,3 +741,41 @@ def intent_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
     return con.sql("SELECT intent, precision, recall, f1, support, n, accuracy, macro_f1, router FROM intent_eval "
                    "WHERE run_id = ? ORDER BY intent", params=[run_id]).pl()
 
+
+def intent_predictions_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
+    """Every held-out example the run's intent router saw (empty when none was recorded)."""
+    columns = [(c, c) for c in ("example_id", "text", "intent", "predicted", "confidence", "router")]
+    return _select(con, "intent_predictions", columns, run_id, "example_id")
+
+
+def label_gap_inputs(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict, dict]:
+    """What eval/label_gap.py splits proFILL's gap with: ({setting: (profill rows, true-label rows)}
+    with instance_id, rank and label_errors, {attribute: exact_match / precision / recall} of the
+    run's annotator, latest measurement). Settings without both systems are left out."""
+    _require_run(con, run_id)
+    rows: dict[str, dict[str, list]] = {}
+    for system, setting, instance_id, rank, errors in con.execute(
+            "SELECT system, setting, instance_id, rank, json_extract_string(extra, '$.label_errors') "
+            "FROM eval_query_results WHERE run_id = ? AND system IN ('profill', 'profill-true-labels') "
+            "AND slice = (SELECT any_value(slice) FILTER (WHERE slice IS NOT NULL) FROM eval_aggregates WHERE run_id = ?) "
+            "ORDER BY instance_id", [run_id, run_id]).fetchall():
+        rows.setdefault(setting, {}).setdefault(system, []).append(
+            {"instance_id": instance_id, "rank": rank, "label_errors": json.loads(errors) if errors else []})
+    pairs = {setting: (found["profill"], found["profill-true-labels"]) for setting, found in rows.items()
+             if "profill" in found and "profill-true-labels" in found}
+    accuracy = {}
+    if "annotation_accuracy" in _columns(con):
+        for attribute, exact, precision, recall in con.execute(
+                "SELECT attribute, arg_max(exact_match, measured_at), arg_max(precision, measured_at), "
+                "arg_max(recall, measured_at) FROM annotation_accuracy WHERE annotator = "
+                "(SELECT annotator FROM eval_runs WHERE run_id = ?) GROUP BY attribute", [run_id]).fetchall():
+            accuracy[attribute] = {"exact_match": exact, "precision": precision, "recall": recall}
+    return pairs, accuracy
+
+
+def benchmark_frame(con: duckdb.DuckDBPyConnection, benchmark_hash: str) -> pl.DataFrame:
+    """The recorded instances of one benchmark (by hash); empty when it was never recorded."""
+    if "benchmark_instances" not in _columns(con):
+        return pl.DataFrame()
+    return con.sql("SELECT * FROM benchmark_instances WHERE benchmark_hash = ? ORDER BY instance_id",
+                   params=[benchmark_hash]).pl()

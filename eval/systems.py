@@ -7,8 +7,14 @@ its citations, and the dialogue's burden. Metrics are computed by the runner, th
 - bm25 / dense / hybrid: the shared Retriever, profile-blind (soft=False, hard=False); in the
   oracle setting the profile's wording is appended to the query text (the paper's baselines).
   Answer: the extractive answer over the top 3 chunks.
-- profill and its ablations: the real dialogue engine with a simulated student (eval/simulate.py).
-- urag: FAQ tier, else documents (top K = 2 chunks), else the fallback; no profiling.
+- hybrid+filter: a generic RAG stack with metadata filters: the known profile as a hard filter
+  on the annotations, no soft prefix, no asking; it needs the profile up front (oracle only).
+- profill and its ablations: the real dialogue engine with a simulated student (eval/simulate.py);
+  profill-true-labels: the same over the build's chunks relabelled with the TRUE applicability
+  (eval/truth.py), so its gap to profill is what annotation errors cost.
+- urag: URAG (method.md §B): the FAQ tier, else documents from the index over the URAG-D
+  augmented chunk texts (top K = 2), else the fallback; no profiling (oracle: the profile's
+  wording appended to the query, as for the other profile-blind systems).
 
 A system runs against an "advisor" that is either the real Advisor (the plain reference path) or
 an EvalMemo view of it (the fast path); both give identical answers.
@@ -38,6 +44,7 @@ PROFILL_VARIANTS = {  # system -> (soft prefix, hard filter, evidence-driven re-
     "profill-no-hard-filter": (True, False, True),
     "profill-no-soft-prefix": (False, True, True),
     "profill-no-reretrieval": (True, True, False),
+    "profill-true-labels": (True, True, True),  # over the truth-relabelled build
 }
 
 
@@ -98,17 +105,19 @@ def run_baseline(advisor, system: str, query: str, hidden: Mapping[str, Any], or
                         query_text=text, time_sensitive=served.time_sensitive)
 
 
-def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date) -> SystemAnswer:
-    """One dialogue through the engine (the advisor view carries the variant's switches)."""
+def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date, dont_know: float = 0.0,
+                key: str = "") -> SystemAnswer:
+    """One dialogue through the engine (the advisor view carries the variant's switches); the
+    simulated student answers "don't know" to a `dont_know` share of the questions (drawn per `key`)."""
     started = time.perf_counter()
-    reply, asked = converse(advisor, query, hidden, oracle, today)
+    reply, asked = converse(advisor, query, hidden, oracle, today, dont_know, key)
     trace = reply.trace
     ranked: list[RetrievedChunk] = []
     top_ids: list[str] = []
     urls_first: list[str] = []
     if reply.tier != "template":
         last = trace.get("last_retrieval")
-        deep = advisor.retriever.search(query, reply.profile_used, mode="hybrid", k=RANK_DEPTH,
+        deep = advisor.retriever.search(trace.get("search_text") or query, reply.profile_used, mode="hybrid", k=RANK_DEPTH,
                                         soft=trace.get("prefix_attributes", True),
                                         time_sensitive=trace.get("time_sensitive_llm"), today=today)
         ranked = extend(last.chunks if last is not None else [], deep.chunks)
@@ -122,23 +131,39 @@ def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, to
         trace.get("time_sensitive_llm"))
 
 
-def run_urag(advisor, query: str, today: date) -> SystemAnswer:
+def run_filtered(advisor, query: str, hidden: Mapping[str, Any], today: date) -> SystemAnswer:
+    """hybrid+filter: the profile as a hard filter on the annotations, the question's own words."""
+    started = time.perf_counter()
+    served = advisor.retriever.search(query, hidden, mode="hybrid", k=ANSWER_K, soft=False, hard=True, today=today)
+    deep = advisor.retriever.search(query, hidden, mode="hybrid", k=RANK_DEPTH, soft=False, hard=True, today=today)
+    ranked = extend(served.chunks, deep.chunks)
+    answer, cited, method = answer_from_chunks(advisor, query, served.chunks[:EVIDENCE_TOP], hidden)
+    return SystemAnswer(answer, cited, "documents" if served.chunks else "fallback", method,
+                        [c.doc_url for c in ranked], ranked, served.chunk_ids, seconds=time.perf_counter() - started,
+                        known=dict(hidden), query_text=query, time_sensitive=served.time_sensitive)
+
+
+def run_urag(advisor, augmented, query: str, hidden: Mapping[str, Any], oracle: bool, today: date) -> SystemAnswer:
     """URAG's tiers with no profiling: intent templates, the FAQ tier (no profile, the build's
-    calibrated threshold), else documents from the top K = 2 profile-blind hybrid chunks, else
-    the fallback (offline: the honest no-answer)."""
+    calibrated threshold), else the documents from the top K = 2 chunks of the URAG-D index
+    (`augmented`: a retriever over the augmented collections; hybrid, as the other baselines) when
+    they hold the question's key words (the engine's evidence check stands in for URAG's t_Doc,
+    which belongs to another embedder's cosine scale), else the fallback (offline: the honest
+    no-answer)."""
     started = time.perf_counter()
     intent, _ = advisor.router.route(query)
     if intent in TEMPLATE_INTENTS:
         text = templates.text(intent, advisor.language, institution=advisor.config.institution)
         return SystemAnswer(text, [], "template", "template", [], seconds=time.perf_counter() - started,
                             query_text=query)
-    served = advisor.retriever.search(query, None, mode="hybrid", k=ANSWER_K, soft=False, hard=False, today=today)
-    deep = advisor.retriever.search(query, None, mode="hybrid", k=RANK_DEPTH, soft=False, hard=False, today=today)
+    text = baseline_query(query, hidden, oracle, advisor)
+    served = augmented.search(text, None, mode="hybrid", k=ANSWER_K, soft=False, hard=False, today=today)
+    deep = augmented.search(text, None, mode="hybrid", k=RANK_DEPTH, soft=False, hard=False, today=today)
     ranked = extend(served.chunks, deep.chunks)
     urls = [c.doc_url for c in ranked]
-    common = dict(candidates=ranked, top_chunk_ids=served.chunk_ids, query_text=query,
+    common = dict(candidates=ranked, top_chunk_ids=served.chunk_ids, query_text=text,
                   time_sensitive=served.time_sensitive)
-    best = faq_tier(advisor, query)
+    best = faq_tier(advisor, text)
     if best is not None:
         entry = best.entry
         return SystemAnswer(entry.answer, [entry.source_url], "faq", "faq_verbatim", [entry.source_url] + urls,
@@ -149,8 +174,20 @@ def run_urag(advisor, query: str, today: date) -> SystemAnswer:
         answer, cited, method = answer_from_chunks(advisor, query, evidence, {})
         return SystemAnswer(answer, cited, "documents", method, urls,
                             seconds=time.perf_counter() - started, **common)
-    text, method, _ = fallback_answer(query, advisor.config, None)
-    return SystemAnswer(text, [], "fallback", method, urls, seconds=time.perf_counter() - started, **common)
+    fallback, method, _ = fallback_answer(query, advisor.config, None)
+    return SystemAnswer(fallback, [], "fallback", method, urls, seconds=time.perf_counter() - started, **common)
+
+
+def true_label_advisor(advisor, labels: Mapping[str, Mapping]):
+    """The advisor's engine over the same build and FAQ store relabelled with `labels` (chunk id
+    -> true applicability): the same router, thresholds and settings."""
+    from advisor.index.relabel import relabelled
+    from serving.dialogue.engine import Advisor
+
+    faq_store = advisor.faq_store.relabelled(labels) if advisor.faq_store is not None else None
+    return Advisor(relabelled(advisor.build, labels), advisor.config, tokenizer=advisor._tokenizer,
+                   llm_client=advisor.llm_client, router=advisor.router, faq_store=faq_store,
+                   thresholds=advisor.thresholds, settings=advisor.settings)
 
 
 def faq_tier(advisor, query: str):

@@ -76,3 +76,40 @@ def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
     finally:
         mp.undo()
     return DemoWarehouse(warehouse, config_path)
+
+
+# ----------------------------------------------------------------------------- the business college
+
+BUSINESS_CONFIG_PATH = Path(__file__).resolve().parents[1] / "advisor" / "business_college" / "institution.yaml"
+BUSINESS_SELECTION = "not key:qa_benchmark and not key:evaluation and not key:evaluation_report"
+
+
+def business_config_on_port(directory: Path, port: int) -> Path:
+    """The business college's own config, its site moved to `port`."""
+    text = BUSINESS_CONFIG_PATH.read_text(encoding="utf-8").replace(":8766", f":{port}")
+    config = yaml.safe_load(text)
+    config["local_site"]["port"] = port
+    path = Path(directory) / "business.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def business_warehouse(tmp_path_factory) -> DemoWarehouse:
+    """The pipeline on the second bundled institution, offline, up to the index build (everything
+    but the benchmark and the evaluation)."""
+    from advisor.cli import main
+
+    directory = tmp_path_factory.mktemp("business")
+    config_path = business_config_on_port(directory, free_port())
+    warehouse = directory / "warehouse"
+    mp = pytest.MonkeyPatch()
+    mp.delenv("DAGSTER_HOME", raising=False)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        mp.delenv(name, raising=False)
+    try:
+        assert main(["materialize", "--config", str(config_path), "--warehouse", str(warehouse),
+                     "--select", BUSINESS_SELECTION]) == 0
+    finally:
+        mp.undo()
+    return DemoWarehouse(warehouse, config_path)

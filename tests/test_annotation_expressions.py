@@ -181,3 +181,26 @@ def test_status_procedures_are_not_person_mentions(text):
     from advisor.annotation.expressions import find_statuses
 
     assert find_statuses(text, STATUSES) == []
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("24학번~ 졸업요건", [(2024, 2026)]),  # a tilde with no year after it leaves the range open
+        ("2024학년도 입학생~", [(2024, 2026)]),
+        ("~2016학번 학생", [(2015, 2016)]),
+        ("적용: ~'16학번", [(2015, 2016)]),
+        ("2024학번 ~2026학번", [(2024, 2026)]),  # a closed range written with a spaced tilde
+        ("2019~2021학번", [(2019, 2021)]),
+        ("2017학년도에 입학한 학생", [(2017, 2017)]),
+        ("2016학년도 이전에 입학한 구 상경대학 학생", [(2015, 2016)]),
+        ("2026학년도 경영경제대학 신입생 여러분", [(2026, 2026)]),
+    ],
+)
+def test_open_tilde_ranges_and_longer_entrant_phrases(text, expected):
+    assert cohorts(text) == expected
+
+
+@pytest.mark.parametrize("text", ["2020년에 입학한 뒤 3년 동안 학생회", "2026학년도 입학식 안내"])
+def test_entrant_phrases_need_their_person_noun(text):
+    assert cohorts(text) == []

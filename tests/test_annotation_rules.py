@@ -321,3 +321,24 @@ def test_document_scope_restricts_every_chunk_of_it(annotator):
     r = record(annotator, ctx("## 이수 학점\n\n36학점을 이수합니다.", title="로봇공학 연계과정 안내", lead=lead,
                               headings=["로봇공학 연계과정 안내", "이수 학점"]))
     assert r["year_of_study"] == [3, 4]
+
+
+def test_moving_into_a_department_is_for_the_other_departments(annotator):
+    r = record(annotator, ctx("1~2학년 학생이 신청할 수 있습니다.", title="다른 학과에서 기계공학과로 전과할 수 있나요?", kind="faq"))
+    assert r["department"] == ["CE", "EE"]
+    r = record(annotator, ctx("전공필수를 새로 이수해야 합니다.", title="기계공학과로 전과한 학생의 졸업요건", kind="faq"))
+    assert r["department"] == ["ME"]  # transferred already: now its own students
+
+
+def test_during_ones_studies_is_not_the_enrolled_status(annotator):
+    r = record(annotator, ctx("일반휴학은 재학 중 통산 6학기까지 할 수 있습니다.", title="휴학 기간", kind="page"))
+    assert r["status"] is None
+    r = record(annotator, ctx("재학 중인 학생만 신청할 수 있습니다.", title="장학금 안내"))
+    assert r["status"] == ["enrolled"]
+
+
+def test_a_key_value_row_naming_the_audience_restricts(annotator):
+    table = "해외 대학 교환학생을 선발합니다.\n\n세부 내용\n- 구분: 지원 대상 | 내용: 3학년 이상\n- 구분: 정원 | 내용: 20명"
+    assert record(annotator, ctx(table, title="교환학생 선발"))["year_of_study"] == [3, 4]
+    programs = "프로그램 안내\n- 프로그램: 단기연수 | 대상: 3학년 | 기간: 4주\n- 프로그램: 인턴십 | 대상: 4학년 | 기간: 8주"
+    assert record(annotator, ctx(programs, title="해외 프로그램"))["year_of_study"] is None  # a column, per row

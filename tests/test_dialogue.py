@@ -205,7 +205,7 @@ def test_needed_attributes_use_document_level_limits_weighted_by_rank():
     # every chunk of document "a" is limited on campus and cohort; only this one on level
     limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in candidates]
                                              + [("a", {"campus": ["north"], "cohort": [2018, 2020], "level": None})]])
-    assert limits["a"] == {"campus", "cohort"}
+    assert limits["a"] == {"campus": {("north",)}, "cohort": {(2018, 2020)}}
     relevant = profiling.relevant_attributes(candidates, limits, schema)
     assert profiling.unsettled(relevant, schema, Session()) == ["campus", "cohort"]
     assert profiling.unsettled(relevant, schema, Session(known={"campus": "north"})) == ["cohort"]
@@ -213,6 +213,11 @@ def test_needed_attributes_use_document_level_limits_weighted_by_rank():
     late = [chunk(1, "c"), chunk(2, "d"), chunk(3, "a", campus=["north"]), chunk(4, "b", campus=["south"])]
     late_limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in late]])
     assert profiling.unsettled(profiling.relevant_attributes(late, late_limits, schema), schema, Session()) == []
+    # near-duplicates written for DIFFERENT students make an attribute matter; pages all written
+    # for the same students do not (whatever the student's campus, these are the sources)
+    same = [chunk(1, "a", campus=["north"]), chunk(2, "b", campus=["north"]), chunk(3, "c")]
+    same_limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in same]])
+    assert profiling.relevant_attributes(same, same_limits, schema) == []
 
 
 def test_follow_up_asks_what_the_top_evidence_depends_on():

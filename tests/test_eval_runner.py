@@ -13,16 +13,20 @@ import pytest
 from advisor.index import fields
 from advisor.llm.client import LLMClient
 from eval.benchmark_io import read_benchmark
-from eval.runner import SETTINGS, SKIPPED_NO_LLM, SYSTEMS, run_evaluation
+from eval import runner
+from eval.runner import DONT_KNOW, SETTINGS, SKIPPED_NO_LLM, SYSTEMS, run_evaluation
+from eval.simulate import converse
 from eval.systems import ANSWER_K, RANK_DEPTH, extend
+from eval.truth import Truth, truth_file
 from serving.dialogue.engine import open_advisor
 from serving.retrieval import conflicts, known_profile
 from tests.openai_server import Behaviour, malformed, openai_server, reply, settings_for  # noqa: F401
 
 TODAY = date(2026, 3, 2)
-OFFLINE = ("bm25", "dense", "hybrid", "profill", "profill-no-hard-filter", "profill-no-soft-prefix",
-           "profill-no-reretrieval", "urag")
-ROW_KEYS = {"system", "setting", "instance_id", "category", "query_type", "gold_sources", "rank", "retrieved_urls",
+OFFLINE = ("bm25", "dense", "hybrid", "hybrid+filter", "profill", "profill-no-hard-filter", "profill-no-soft-prefix",
+           "profill-no-reretrieval", "profill-true-labels", "urag")
+ROW_KEYS = {"system", "setting", "instance_id", "category", "query_type", "slice", "gold_sources", "rank", "gold_ranks",
+            "retrieved_urls",
             "retrieved_chunk_ids", "questions_asked", "questions", "answer", "citations", "tier", "answer_method",
             "rouge_l", "token_f1", "keyword_match", "source_match", "answer_correctness", "grounded_correctness",
             "seconds", "llm_calls", "llm_tokens"}
@@ -51,8 +55,26 @@ def instances(advisor, demo_warehouse):
 
 
 @pytest.fixture(scope="module")
-def offline(advisor, instances):
-    return run_evaluation(advisor, instances, today=TODAY)
+def true_labels(advisor, demo_warehouse):
+    from eval.benchmark import chunk_rows
+
+    config = demo_warehouse.config()
+    return Truth.load(truth_file(config, demo_warehouse.root), config).labels(chunk_rows(advisor.build))
+
+
+@pytest.fixture(scope="module")
+def offline(advisor, instances, true_labels):
+    return run_evaluation(advisor, instances, today=TODAY, true_labels=true_labels)
+
+
+def _expected_skip(system, setting):
+    if system in runner.LLM_SYSTEMS:
+        return SKIPPED_NO_LLM
+    if system == "hybrid+filter" and setting != "oracle":
+        return runner.SKIPPED_NEEDS_PROFILE
+    if setting == DONT_KNOW and system not in runner.ASKING_SYSTEMS:
+        return runner.SKIPPED_ASKS_NOTHING
+    return None
 
 
 def _rows(outcome, system, setting):
@@ -63,9 +85,13 @@ def test_every_offline_system_and_setting_gives_documented_rows(offline, instanc
     for system in OFFLINE:
         for setting in SETTINGS:
             rows = _rows(offline, system, setting)
+            if _expected_skip(system, setting):
+                assert not rows
+                continue
             assert [r["instance_id"] for r in rows] == [i["id"] for i in instances], (system, setting)
             for row in rows:
-                assert set(row) == ROW_KEYS
+                # proFILL's rows say which attributes' annotations, against the truth, cost it
+                assert set(row) == ROW_KEYS | ({"label_errors"} if system == "profill" else set())
                 assert len(row["retrieved_urls"]) == len(set(row["retrieved_urls"])) <= RANK_DEPTH
                 assert len(row["retrieved_chunk_ids"]) <= ANSWER_K
                 assert row["answer"] and row["tier"] in ("template", "faq", "documents", "fallback")
@@ -75,10 +101,13 @@ def test_every_offline_system_and_setting_gives_documented_rows(offline, instanc
     aggregates = {(a["system"], a["setting"]): a for a in offline.aggregates}
     assert set(aggregates) == {(s, t) for s in SYSTEMS for t in SETTINGS}
     for (system, setting), row in aggregates.items():
-        if system in OFFLINE:
-            assert AGGREGATE_KEYS <= set(row) and row["skipped"] is None and row["n"] == len(instances)
-        else:  # the LLM systems: reported as skipped, with the reason
-            assert row == {"system": system, "setting": setting, "skipped": SKIPPED_NO_LLM}
+        reason = _expected_skip(system, setting)
+        if reason is None:
+            # Table 1's row is over the paper's slice (the profile-dependent questions)
+            main = sum(i.get("slice") == "profile_dependent" for i in instances) or len(instances)
+            assert AGGREGATE_KEYS <= set(row) and row["skipped"] is None and row["n"] == main
+        else:  # reported as skipped, with the reason
+            assert row == {"system": system, "setting": setting, "skipped": reason}
             assert not _rows(offline, system, setting)
     tiers = aggregates[("urag", "deployment")]["tiers"]
     assert math.isclose(sum(tiers[t] for t in ("template", "faq", "documents", "fallback")), 1.0)
@@ -116,9 +145,61 @@ def test_ablations_differ_from_profill_as_intended(advisor, offline, instances):
     assert not any(_conflicting(advisor, r, profiles[r["instance_id"]]) for r in no_soft)  # still filtered
 
 
-def test_cached_runner_equals_the_plain_path(advisor, instances, offline):
+def test_hybrid_filter_keeps_only_sources_for_the_student_and_asks_nothing(advisor, offline, instances):
+    profiles = {i["id"]: i["profile"] for i in instances}
+    rows = _rows(offline, "hybrid+filter", "oracle")
+    assert rows and all(r["questions_asked"] == 0 for r in rows)
+    assert not any(_conflicting(advisor, r, profiles[r["instance_id"]]) for r in rows)
+    blind = {r["instance_id"]: r for r in _rows(offline, "hybrid", "oracle")}
+    assert any(r["retrieved_chunk_ids"] != blind[r["instance_id"]]["retrieved_chunk_ids"] for r in rows)
+
+
+def test_the_true_label_system_filters_by_the_truth(advisor, offline, instances, true_labels):
+    profiles = {i["id"]: known_profile(i["profile"], advisor.schema) for i in instances}
+    rows = _rows(offline, "profill-true-labels", "oracle")
+    assert rows
+    for row in rows:  # nothing retrieved for the answer truly conflicts with the student's profile
+        assert not any(conflicts(fields.canonical_applies_to(true_labels[cid], advisor.schema),
+                                 profiles[row["instance_id"]], advisor.schema)
+                       for cid in row["retrieved_chunk_ids"] if cid in true_labels)
+    assert offline.params["true_labels"] == len(true_labels)
+
+
+def test_without_truth_the_true_label_system_is_skipped_with_the_reason(advisor, instances):
+    outcome = run_evaluation(advisor, instances[:2], ["profill-true-labels"], ["oracle"], today=TODAY)
+    assert outcome.aggregates == [{"system": "profill-true-labels", "setting": "oracle",
+                                   "skipped": runner.SKIPPED_NO_TRUTH}] and not outcome.per_query
+
+
+def test_a_student_who_does_not_know_answers_none(advisor, instances):
+    """The deployment-dont-know student: with share 1 every asked attribute stays unknown, with
+    share 0 every one is answered; the draw is fixed per instance and attribute."""
+    inst = next(i for i in instances if i["slice"] == "profile_dependent")
+    hidden = known_profile(inst["profile"], advisor.schema)
+    reply, asked = converse(advisor, inst["query"], hidden, False, TODAY, dont_know=1.0, key=inst["id"])
+    assert asked and not any(name in reply.profile_used for name in asked)
+    reply, asked = converse(advisor, inst["query"], hidden, False, TODAY, dont_know=0.0, key=inst["id"])
+    assert asked and all(reply.profile_used.get(name) == hidden[name] for name in asked)
+
+
+def test_dont_know_costs_questions_answered_not_questions_asked(advisor, offline):
+    known = _rows(offline, "profill", "deployment")
+    unsure = _rows(offline, "profill", DONT_KNOW)
+    assert len(unsure) == len(known) and offline.params["dont_know_share"] == advisor.config.evaluation.dont_know_share
+    assert any(a["retrieved_chunk_ids"] != b["retrieved_chunk_ids"] for a, b in zip(known, unsure))
+
+
+def test_urag_searches_the_augmented_index(advisor, offline):
+    assert advisor.build.augmented  # index_build writes the URAG-D collections
+    urag, hybrid = _rows(offline, "urag", "deployment"), _rows(offline, "hybrid", "deployment")
+    assert any(a["retrieved_chunk_ids"] != b["retrieved_chunk_ids"] for a, b in zip(urag, hybrid)
+               if a["tier"] != "template")
+    assert offline.params["urag_index"]
+
+
+def test_cached_runner_equals_the_plain_path(advisor, instances, offline, true_labels):
     sample = instances[:8]
-    plain = run_evaluation(advisor, sample, OFFLINE, optimized=False, today=TODAY)
+    plain = run_evaluation(advisor, sample, OFFLINE, optimized=False, today=TODAY, true_labels=true_labels)
     ids = {i["id"] for i in sample}
     cached = [r for r in offline.per_query if r["instance_id"] in ids]
     strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "seconds"} for r in rows),  # noqa: E731

@@ -1,5 +1,7 @@
-"""Evaluation results in the lakehouse (eval/store.py), the `--out` JSON (eval/outfile.py), benchmark
-reading (eval/benchmark_io.py), `advisor eval` end to end and the evaluation assets.
+"""Evaluation results in the lakehouse (eval/store.py: schema, migration of older lakehouses,
+benchmark instances, slices, intent predictions, gold provenance), the `--out` JSON
+(eval/outfile.py), benchmark reading (eval/benchmark_io.py), `advisor eval` end to end and the
+evaluation assets.
 
 The systems themselves are not run here: a fake with run_evaluation's signature returns realistic
 rows (eval/runner.py has its own tests), so these tests check what happens to its results.
@@ -51,7 +53,7 @@ class FakeOutcome:
 
 
 def fake_run_evaluation(advisor, instances, systems=ALL_SYSTEMS, settings=("deployment", "oracle"), *,
-                        llm_client=None, tokenizer=None, progress=None, seed=0):
+                        llm_client=None, tokenizer=None, progress=None, seed=0, **_):
     """run_evaluation's shape: per-query rows with the documented keys, aggregates from
     eval.metrics.aggregate, LLM systems skipped without a client, urag with tier shares."""
     rng = random.Random(seed)
@@ -67,15 +69,19 @@ def fake_run_evaluation(advisor, instances, systems=ALL_SYSTEMS, settings=("depl
                 rank = rng.choice([1, 1, 2, 3, 7, 20, None])
                 others = [f"http://example.edu/other/{i}" for i in range(30)]
                 retrieved = others[: (rank or 31) - 1] + ([gold[0]] if rank else []) + others[(rank or 31) - 1:]
+                if len(gold) > 1 and rng.random() < 0.5:  # a second gold further down
+                    retrieved.insert(min(len(retrieved), (rank or 0) + 5), gold[1])
                 asked = ["unused"] if setting == "deployment" and system.startswith("profill") else []
                 tier = rng.choice(TIERS) if system == "urag" else None
                 answer = f"{instance['query']} -> {' '.join(instance.get('keywords') or [])}"
                 cited = retrieved[:1]
                 source = metrics.source_match(gold, cited, retrieved)
+                ranks = metrics.gold_ranks(retrieved, gold)
                 rows.append({
                     "system": system, "setting": setting, "instance_id": instance["id"],
                     "category": instance.get("category"), "query_type": instance.get("query_type"),
-                    "gold_sources": list(gold), "rank": metrics.gold_rank(retrieved, gold), "retrieved_urls": retrieved,
+                    "slice": metrics.slice_of(instance), "gold_sources": list(gold),
+                    "rank": ranks[0] if ranks else None, "gold_ranks": ranks, "retrieved_urls": retrieved,
                     "retrieved_chunk_ids": [f"c{i}" for i in range(10)], "questions_asked": len(asked),
                     "questions": asked, "answer": answer, "citations": cited, "tier": tier,
                     "answer_method": "extractive", "rouge_l": rng.random(), "token_f1": rng.random(),
@@ -84,7 +90,7 @@ def fake_run_evaluation(advisor, instances, systems=ALL_SYSTEMS, settings=("depl
                     "seconds": 0.01 + rng.random() / 100, "llm_calls": 0, "llm_tokens": 0,
                 })
             aggregate = {"system": system, "setting": setting, "skipped": None,
-                         **metrics.aggregate([{**r, "questions": r["questions_asked"]} for r in rows])}
+                         **metrics.sliced_aggregate([{**r, "questions": r["questions_asked"]} for r in rows])}
             if system == "urag":
                 # the runner's shape: a share per tier, and accuracy (mean source match) per tier
                 by_tier = {t: [r["source_match"] for r in rows if r["tier"] == t] for t in TIERS}
@@ -109,13 +115,26 @@ def profile_for(config, variant: int) -> dict:
     return profile
 
 
-def make_instances(config, n: int = 6) -> list[dict]:
+def make_instances(config, n: int = 6, sliced: bool = False, gold_from: str | None = None) -> list[dict]:
+    """n instances; every third has a second gold source (an FAQ entry); with `sliced`, the last
+    third are profile_independent and the rest profile_dependent; `gold_from` as synthesis sets it."""
     categories, query_types = ("graduation", "scholarship"), ("formal", "first_person", "verification")
-    return [{
-        "id": f"q{i}", "query": f"질문 {i}번", "query_type": query_types[i % 3], "category": categories[i % 2],
-        "profile": profile_for(config, i), "gold_sources": [f"http://example.edu/doc/{i}"], "keywords": [f"{i}학점"],
-        "reference_answer": f"{i}학점입니다.", "intent": "retrieval",
-    } for i in range(n)]
+    instances = []
+    for i in range(n):
+        instance = {
+            "id": f"q{i}", "query": f"질문 {i}번", "query_type": query_types[i % 3], "category": categories[i % 2],
+            "profile": profile_for(config, i),
+            "gold_sources": [f"http://example.edu/doc/{i}"] + ([f"http://example.edu/faq#q{i}"] if i % 3 == 0 else []),
+            "keywords": [f"{i}학점"], "reference_answer": f"{i}학점입니다.", "intent": "retrieval",
+        }
+        if sliced:
+            instance["slice"] = "profile_independent" if i >= 2 * n // 3 else "profile_dependent"
+            instance["premise"] = "true" if instance["query_type"] == "verification" else None
+        if gold_from is not None:
+            instance["gold_from"] = gold_from
+            instance["gold_chunk_id"] = f"chunk-{i}"  # provenance the lakehouse keeps
+        instances.append(instance)
+    return instances
 
 
 def write_jsonl(path: Path, instances: list[dict]) -> Path:
@@ -291,6 +310,204 @@ def test_code_version_follows_result_code_not_presentation(tmp_path):
     assert store.evaluation_code_version(tmp_path) != base
 
 
+# --- slices, benchmark instances, intent predictions, gold provenance -----------------------------
+
+
+def test_main_aggregate_is_over_the_profile_dependent_slice_and_every_slice_has_its_row(config):
+    con = duckdb.connect()
+    instances = make_instances(config, 9, sliced=True, gold_from="annotations")
+    outcome = fake_run_evaluation(None, instances, systems=("bm25", "hyde", "urag"))
+    run_id = store.record_run(con, outcome=outcome, run_meta=make_meta(instances=9), instances=instances)
+
+    stored = {(r["system"], r["setting"]): r for r in store.aggregates_frame(con, run_id).to_dicts()}
+    per_query = store.per_query_frame(con, run_id)
+    for (system, setting), row in stored.items():
+        if row["skipped"]:
+            continue
+        dependent = per_query.filter((pl.col("system") == system) & (pl.col("setting") == setting)
+                                     & (pl.col("slice") == "profile_dependent"))
+        expected = metrics.mrr(dependent["rank"].to_list())
+        assert row["slice"] == "profile_dependent" and row["n"] == dependent.height == 6
+        assert row["mrr"] == pytest.approx(expected)
+        assert row["success@10"] == pytest.approx(metrics.success_at(dependent["rank"].to_list(), 10))
+        golds = [len(set(g)) for g in dependent["gold_sources"].to_list()]
+        assert row["recall@10"] == pytest.approx(metrics.recall_at(dependent["gold_ranks"].to_list(), golds, 10))
+    slices = store.slice_aggregates_frame(con, run_id)
+    assert set(zip(slices["system"], slices["setting"], slices["slice"])) == {
+        (s, t, sl) for s in ("bm25", "urag") for t in ("deployment", "oracle")
+        for sl in ("profile_dependent", "profile_independent")}
+    independent = slices.filter((pl.col("system") == "bm25") & (pl.col("setting") == "oracle")
+                                & (pl.col("slice") == "profile_independent")).row(0, named=True)
+    rows = per_query.filter((pl.col("system") == "bm25") & (pl.col("setting") == "oracle")
+                            & (pl.col("slice") == "profile_independent"))
+    assert independent["n"] == rows.height == 3 and independent["mrr"] == pytest.approx(metrics.mrr(rows["rank"].to_list()))
+
+
+def test_instances_are_recorded_once_and_every_result_joins_to_its_question(config):
+    con = duckdb.connect()
+    instances = make_instances(config, 6, sliced=True, gold_from="annotations")
+    outcome = fake_run_evaluation(None, instances, systems=("bm25", "profill"))
+    first = store.record_run(con, outcome=outcome, run_meta=make_meta(), instances=instances)
+    again = store.record_run(con, outcome=outcome, run_meta=make_meta(), instances=instances)  # same benchmark
+    assert first != again
+    assert con.execute("SELECT count(*) FROM benchmark_instances").fetchall() == [(6,)]
+    assert store.record_benchmark(con, "bench.jsonl", "b" * 16, instances) is False  # a no-op
+    unjoined = con.execute(
+        "SELECT count(*) FROM eval_query_results q LEFT JOIN benchmark_instances b USING (benchmark_hash, instance_id) "
+        "WHERE b.query IS NULL").fetchall()[0][0]
+    assert unjoined == 0 and con.execute("SELECT count(*) FROM eval_query_results").fetchall()[0][0] == 2 * 2 * 6 * 2
+    stored = store.benchmark_frame(con, "b" * 16).to_dicts()
+    by_id = {r["instance_id"]: r for r in stored}
+    for instance in instances:
+        row = by_id[instance["id"]]
+        assert row["query"] == instance["query"] and row["gold_sources"] == instance["gold_sources"]
+        assert json.loads(row["profile"]) == instance["profile"] and row["slice"] == instance["slice"]
+        assert row["gold_from"] == "annotations" and row["premise"] == instance["premise"]
+        assert json.loads(row["provenance"]) == {"intent": "retrieval", "gold_chunk_id": instance["gold_chunk_id"]}
+    assert store.run_info(con, first)["gold_from"] == "annotations"
+    # a result row naming an instance the benchmark lacks is refused
+    with pytest.raises(ValueError, match="instances the benchmark does not have"):
+        store.record_run(con, outcome=outcome, run_meta=make_meta(), instances=instances[1:])
+
+
+@pytest.mark.parametrize("origins, expected", [
+    (["truth"], "truth"), (["annotations", "annotations"], "annotations"), ([None], "benchmark"),
+    (["truth", None, "annotations"], "annotations,benchmark,truth"),
+])
+def test_gold_from_is_derived_from_the_instances(config, origins, expected):
+    from eval.provenance import gold_from_of, gold_note
+
+    instances = make_instances(config, len(origins))
+    for instance, origin in zip(instances, origins):
+        if origin is not None:
+            instance["gold_from"] = origin
+    assert gold_from_of(instances) == expected
+    assert (gold_note(expected) is not None) == ("annotations" in expected)
+    con = duckdb.connect()
+    run_id = store.record_run(con, outcome=fake_run_evaluation(None, instances, systems=("bm25",)),
+                              run_meta=make_meta(), instances=instances)
+    assert store.run_info(con, run_id)["gold_from"] == expected
+    given = store.record_run(con, outcome=fake_run_evaluation(None, instances, systems=("bm25",)),
+                             run_meta=make_meta(gold_from="truth"), instances=instances)
+    assert store.run_info(con, given)["gold_from"] == "truth"  # the run's own word wins
+
+
+def test_intent_predictions_are_stored_per_example(config):
+    con = duckdb.connect()
+    predictions = [{"example_id": f"e{i}", "text": f"안녕 {i}", "intent": gold, "predicted": predicted,
+                    "confidence": 0.5 + i / 20}
+                   for i, (gold, predicted) in enumerate([("greeting", "greeting"), ("faq", "retrieval"),
+                                                          ("retrieval", "retrieval")])]
+    report = metrics.intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions])
+    run_id = store.record_run(con, outcome=fake_run_evaluation(None, make_instances(config), systems=("bm25",)),
+                              run_meta=make_meta(), intent=report, intent_router="r1", intent_predictions=predictions)
+    frame = store.intent_predictions_frame(con, run_id)
+    assert frame["example_id"].to_list() == ["e0", "e1", "e2"] and set(frame["router"]) == {"r1"}
+    assert frame.filter(pl.col("intent") != pl.col("predicted"))["example_id"].to_list() == ["e1"]
+    assert frame["confidence"].to_list() == pytest.approx([0.5, 0.55, 0.6])
+    assert con.execute("SELECT DISTINCT build_id FROM intent_predictions").fetchall() == [(make_meta().build_id,)]
+    with pytest.raises(ValueError, match="confidence"):
+        store.record_run(con, outcome=fake_run_evaluation(None, make_instances(config), systems=("bm25",)),
+                         run_meta=make_meta(), intent_predictions=[{**predictions[0], "confidence": 2.0}])
+
+
+# The tables as the first version of eval/store.py created them, before success@k, slices and
+# gold ranks: a lakehouse written then must open without losing a row, and with right numbers.
+V1_SCHEMA = """
+CREATE TABLE eval_runs (run_id VARCHAR PRIMARY KEY, started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ NOT NULL,
+    benchmark VARCHAR NOT NULL, benchmark_hash VARCHAR NOT NULL, instances INTEGER NOT NULL, build_id VARCHAR NOT NULL,
+    annotator VARCHAR, annotator_version VARCHAR, embedder VARCHAR, embedder_version VARCHAR,
+    code_version VARCHAR NOT NULL, config_hash VARCHAR NOT NULL, institution VARCHAR, systems VARCHAR[] NOT NULL,
+    settings VARCHAR[] NOT NULL, llm_model VARCHAR, fingerprint VARCHAR NOT NULL, params JSON, dagster_run_id VARCHAR);
+CREATE TABLE eval_query_results (run_id VARCHAR NOT NULL, system VARCHAR NOT NULL, setting VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL, category VARCHAR, query_type VARCHAR, gold_sources VARCHAR[], rank INTEGER,
+    retrieved_urls VARCHAR[], retrieved_chunk_ids VARCHAR[], questions_asked INTEGER, questions VARCHAR[],
+    answer VARCHAR, citations VARCHAR[], tier VARCHAR, answer_method VARCHAR, rouge_l DOUBLE, token_f1 DOUBLE,
+    keyword_match DOUBLE, source_match DOUBLE, answer_correctness DOUBLE, grounded_correctness DOUBLE,
+    seconds DOUBLE, llm_calls INTEGER, llm_tokens BIGINT, extra JSON, build_id VARCHAR NOT NULL, annotator VARCHAR,
+    embedder VARCHAR, code_version VARCHAR NOT NULL, config_hash VARCHAR NOT NULL, benchmark VARCHAR NOT NULL,
+    benchmark_hash VARCHAR NOT NULL, PRIMARY KEY (run_id, system, setting, instance_id));
+CREATE TABLE eval_aggregates (run_id VARCHAR NOT NULL, system VARCHAR NOT NULL, setting VARCHAR NOT NULL,
+    n INTEGER NOT NULL, mrr DOUBLE, recall_at_1 DOUBLE, recall_at_5 DOUBLE, recall_at_10 DOUBLE, recall_at_50 DOUBLE,
+    rouge_l DOUBLE, token_f1 DOUBLE, keyword_match DOUBLE, source_match DOUBLE, grounded_correctness DOUBLE,
+    seconds_per_query DOUBLE, questions_per_query DOUBLE, skipped VARCHAR, tiers JSON, extra JSON,
+    build_id VARCHAR NOT NULL, annotator VARCHAR, embedder VARCHAR, code_version VARCHAR NOT NULL,
+    config_hash VARCHAR NOT NULL, benchmark VARCHAR NOT NULL, benchmark_hash VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, system, setting));
+CREATE TABLE intent_eval (run_id VARCHAR NOT NULL, intent VARCHAR NOT NULL, precision DOUBLE NOT NULL,
+    recall DOUBLE NOT NULL, f1 DOUBLE NOT NULL, support INTEGER NOT NULL, n INTEGER NOT NULL, accuracy DOUBLE NOT NULL,
+    macro_f1 DOUBLE NOT NULL, router VARCHAR, build_id VARCHAR NOT NULL, annotator VARCHAR, embedder VARCHAR,
+    code_version VARCHAR NOT NULL, config_hash VARCHAR NOT NULL, benchmark VARCHAR NOT NULL,
+    benchmark_hash VARCHAR NOT NULL, PRIMARY KEY (run_id, intent));
+"""
+
+
+def _v1_lakehouse(path: Path, config) -> tuple[FakeOutcome, store.RunMeta]:
+    """A lakehouse as the first version wrote it: its recall_at_k held success@k, no gold ranks."""
+    outcome = fake_run_evaluation(None, make_instances(config, 9), systems=("bm25", "hyde", "profill"))
+    meta = make_meta(instances=9)
+    lineage = meta.lineage()
+    con = duckdb.connect(str(path))
+    con.execute(V1_SCHEMA)
+    old_query_columns = [c for c in store.QUERY_COLUMNS if c not in ("slice", "gold_ranks")]
+    run = {"run_id": meta.run_id, "started_at": meta.started_at, "finished_at": meta.started_at,
+           "benchmark": meta.benchmark, "benchmark_hash": meta.benchmark_hash, "instances": 9,
+           "build_id": meta.build_id, "code_version": meta.code_version, "config_hash": meta.config_hash,
+           "systems": list(meta.systems), "settings": list(meta.settings), "fingerprint": meta.fingerprint}
+    store.insert_rows(con, "eval_runs", [run])
+    store.insert_rows(con, "eval_query_results",
+                      [{"run_id": meta.run_id, **lineage, **{c: r[c] for c in old_query_columns}}
+                       for r in outcome.per_query])
+    old = []
+    for a in outcome.aggregates:
+        row = {"run_id": meta.run_id, **lineage, "system": a["system"], "setting": a["setting"],
+               "n": a.get("n") or 0, "skipped": a["skipped"], "mrr": a.get("mrr")}
+        row.update({f"recall_at_{k}": a.get(f"success@{k}") for k in metrics.CUTOFFS})  # what v1 called recall
+        old.append(row)
+    store.insert_rows(con, "eval_aggregates", old)
+    con.close()
+    return outcome, meta
+
+
+def test_an_older_lakehouse_is_migrated_without_losing_rows_and_its_recall_corrected(config, tmp_path):
+    path = tmp_path / "old.duckdb"
+    outcome, meta = _v1_lakehouse(path, config)
+
+    # read-only before migrating: what was stored as recall reads as success, recall as not recorded
+    con = duckdb.connect(str(path), read_only=True)
+    unmigrated = {(r["system"], r["setting"]): r for r in store.aggregates_frame(con, meta.run_id).to_dicts()}
+    con.close()
+    profill = next(a for a in outcome.aggregates if (a["system"], a["setting"]) == ("profill", "deployment"))
+    assert unmigrated[("profill", "deployment")]["success@1"] == pytest.approx(profill["success@1"])
+    assert unmigrated[("profill", "deployment")]["recall@1"] is None
+
+    con = duckdb.connect(str(path))
+    store.ensure_schema(con)
+    assert con.execute("SELECT count(*) FROM eval_query_results").fetchall() == [(len(outcome.per_query),)]
+    migrated = {(r["system"], r["setting"]): r for r in store.aggregates_frame(con, meta.run_id).to_dicts()}
+    assert set(migrated) == {(a["system"], a["setting"]) for a in outcome.aggregates}
+    for a in outcome.aggregates:  # exactly what a run recorded today would hold
+        row = migrated[(a["system"], a["setting"])]
+        for name in ("mrr", *(f"{m}@{k}" for m in ("recall", "success") for k in metrics.CUTOFFS)):
+            assert row[name] == pytest.approx(a.get(name)), (a["system"], name)
+        assert row["slice"] == "all"
+    per_query = store.per_query_frame(con, meta.run_id)
+    expected = {(r["system"], r["setting"], r["instance_id"]): r["gold_ranks"] for r in outcome.per_query}
+    assert {(r["system"], r["setting"], r["instance_id"]): r["gold_ranks"] for r in per_query.to_dicts()} == expected
+    assert any(len(v) > 1 for v in expected.values()) and set(per_query["slice"]) == {"all"}
+    assert store.run_info(con, meta.run_id)["gold_from"] is None  # not known for old runs, not guessed
+
+    before = store.aggregates_frame(con, meta.run_id)
+    store.ensure_schema(con)  # migrating twice changes nothing
+    assert store.aggregates_frame(con, meta.run_id).equals(before)
+    new_run = store.record_run(con, outcome=outcome, run_meta=make_meta(instances=9))  # and new runs record
+    retrieval = ["system", "setting", "n", "skipped", "mrr", *(f"{m}@{k}" for m in ("recall", "success")
+                                                               for k in metrics.CUTOFFS)]
+    recorded = store.aggregates_frame(con, new_run).select(retrieval).to_dicts()
+    assert recorded == [pytest.approx(row) for row in before.select(retrieval).to_dicts()]
+    con.close()
+
+
 # --- the --out JSON -------------------------------------------------------------------------------
 
 
@@ -317,6 +534,30 @@ def test_out_document_has_the_contract_keys_nulls_and_skips(config, tmp_path):
         else:
             assert "tiers" not in row
     assert loaded["results"][0]["grounded_correctness"] is None
+
+
+def test_out_document_says_where_the_gold_came_from_and_carries_success_and_slices(config, tmp_path):
+    instances = make_instances(config, 9, sliced=True, gold_from="annotations")
+    outcome = fake_run_evaluation(None, instances, systems=("bm25", "hyde", "urag"))
+    document = outfile.out_document(outcome.aggregates, build_id="B", benchmark="bench.jsonl", instances=9,
+                                    gold_from="annotations")
+    loaded = json.loads(outfile.write_out(tmp_path / "out.json", document).read_text(encoding="utf-8"))
+    assert loaded["gold_from"] == "annotations" and "cannot show up as a miss" in loaded["gold_note"]
+    for row in loaded["results"]:
+        aggregate = next(a for a in outcome.aggregates if (a["system"], a["setting"]) == (row["system"], row["setting"]))
+        for k in metrics.CUTOFFS:
+            assert row[f"success@{k}"] == aggregate.get(f"success@{k}")
+            assert row[f"recall@{k}"] == aggregate.get(f"recall@{k}")  # the name kept, now TREC recall
+        if row["skipped"]:
+            assert "slices" not in row
+            continue
+        assert row["slice"] == "profile_dependent" and row["n"] == 6
+        assert set(row["slices"]) == {"profile_dependent", "profile_independent"}
+        independent = row["slices"]["profile_independent"]
+        assert independent["n"] == 3 and set(outfile.METRIC_FIELDS) <= set(independent)
+        assert independent["mrr"] == aggregate["slices"]["profile_independent"]["mrr"]
+    truth = outfile.out_document(outcome.aggregates, build_id="B", benchmark="b", instances=9, gold_from="truth")
+    assert truth["gold_from"] == "truth" and truth["gold_note"] is None
 
 
 def test_out_document_refuses_a_malformed_aggregate():
@@ -429,11 +670,15 @@ def fake_runner(monkeypatch):
 
 @pytest.fixture
 def warehouse_copy(demo_warehouse, tmp_path):
-    """The demo build and lakehouse copied, so these tests' writes stay theirs."""
+    """The demo build, lakehouse and truth file copied, so these tests' writes stay theirs."""
     root = tmp_path / "warehouse"
     root.mkdir()
     shutil.copytree(demo_warehouse.builds, root / "builds")
     shutil.copy2(demo_warehouse.root / "lakehouse.duckdb", root / "lakehouse.duckdb")
+    truth = demo_warehouse.root / "demo_college" / "manifest.jsonl"  # the demo config's truth file
+    if truth.is_file():
+        (root / "demo_college").mkdir()
+        shutil.copy2(truth, root / "demo_college" / "manifest.jsonl")
     return root
 
 
@@ -447,7 +692,7 @@ def run_eval(argv, capsys):
 
 def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
     config = demo_warehouse.config()
-    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(config, 5))
+    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(config, 5, gold_from="annotations"))
     out = tmp_path / "out" / "results.json"
     code, stdout, err = run_eval(["--benchmark", str(benchmark), "--systems", "bm25,hyde,profill,urag",
                                   "--out", str(out), "--config", str(demo_warehouse.config_path),
@@ -460,11 +705,14 @@ def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tm
     assert call["settings"] == ("deployment", "oracle") and call["llm_client"] is None
     assert all(v in config.profile[n].values for i in call["instances"] for n, v in i["profile"].items()
                if isinstance(config.profile[n], CategoricalAttribute))
-    # Table 1 on stdout, with the skipped system's reason
-    assert "| setting | system | MRR |" in stdout and "| oracle | profill |" in stdout and SKIP_REASON in stdout
+    # Table 1 on stdout, with the skipped system's reason and where the gold came from
+    assert "| setting | system | MRR | S@1 |" in stdout and "| oracle | profill |" in stdout and SKIP_REASON in stdout
+    assert "Gold sources from: annotations (caveat: gold sources were chosen from the build's own annotations" \
+        in stdout
     # --out
     document = json.loads(out.read_text(encoding="utf-8"))
     assert document["build_id"] == build_id and document["instances"] == 5 and document["benchmark"] == str(benchmark)
+    assert document["gold_from"] == "annotations" and document["gold_note"]
     assert {(r["system"], r["setting"]) for r in document["results"]} == \
         {(s, t) for s in ("bm25", "hyde", "profill", "urag") for t in ("deployment", "oracle")}
     # the lakehouse
@@ -476,6 +724,9 @@ def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tm
         assert run["embedder"] and run["annotator"]
         per_query = store.per_query_frame(con, run["run_id"])
         assert per_query.height == 5 * 3 * 2  # hyde skipped: no rows
+        assert run["gold_from"] == "annotations"
+        assert con.execute("SELECT count(*) FROM benchmark_instances WHERE benchmark_hash = ?",
+                           [run["benchmark_hash"]]).fetchall() == [(5,)]
         annotator = con.execute("SELECT annotator FROM index_builds WHERE build_id = ?", [build_id]).fetchall()
         assert annotator == [(run["annotator"],)]  # joins back to the build it evaluated
     finally:
@@ -511,6 +762,10 @@ def test_advisor_eval_bad_benchmark_exits_2_naming_the_line(demo_warehouse, ware
     instances[1]["profile"] = {"shoe_size": 270}
     code, _, err = run_eval(["--benchmark", str(write_jsonl(tmp_path / "p.jsonl", instances)), *common], capsys)
     assert code == 2 and ":2:" in err and "shoe_size" in err
+    instances = make_instances(config, 2)
+    instances[1]["gold_from"] = 5
+    code, _, err = run_eval(["--benchmark", str(write_jsonl(tmp_path / "g.jsonl", instances)), *common], capsys)
+    assert code == 2 and "'q1'" in err and "gold_from" in err
     assert not fake_runner
 
 
@@ -552,31 +807,51 @@ def materialize_evaluation(warehouse: Path, config_path: Path):
 
 
 def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_copy, fake_runner):
-    from assets.evaluation import OFFLINE_SYSTEMS
+    from dagster import MarkdownMetadataValue, TableMetadataValue
+
+    from assets.evaluation import OFFLINE_SYSTEMS, SETTINGS
 
     config = demo_warehouse.config()
     benchmark = warehouse_copy / "benchmarks" / "qa.jsonl"
     benchmark.parent.mkdir()
-    write_jsonl(benchmark, make_instances(config, 4))
+    write_jsonl(benchmark, make_instances(config, 6, sliced=True, gold_from="truth"))
 
     first = materialize_evaluation(warehouse_copy, demo_warehouse.config_path)
     run_id = first["evaluation"]["eval_run_id"].value
     assert first["evaluation"]["reused"].value is False
-    assert "| deployment | profill |" in first["evaluation"]["table1"].value
+    assert first["evaluation"]["gold_from"].value == "truth"
+    table1 = first["evaluation"]["table1"]
+    assert isinstance(table1, TableMetadataValue)
+    assert {(r.data["setting"], r.data["system"]) for r in table1.records} >= {("deployment", "profill")}
+    assert "| deployment | profill |" in first["evaluation"]["table1_markdown"].value
     assert fake_runner[0]["systems"] == OFFLINE_SYSTEMS and fake_runner[0]["llm_client"] is None
-    report = Path(first["evaluation_report"]["report_path"].value)
+    report_metadata = first["evaluation_report"]
+    report = Path(report_metadata["report_path"].value)
     assert report.parent == warehouse_copy / "reports" / run_id and report.is_file()
-    assert "Intent routing" in first["evaluation_report"]["report"].value
-    assert all(Path(v.value).is_file() for k, v in first["evaluation_report"].items() if k.startswith("chart_"))
+    assert "Intent routing" in report_metadata["report"].value and "Gold sources from: truth" in report.read_text()
+    # the tables on the asset's page, and each chart as an inline picture
+    for name in ("table1", "ablations", "answer_quality", "slices", "mrr_by_category", "mrr_by_query_type",
+                 "urag_tiers", "intent_routing", "intent_confusion"):
+        assert isinstance(report_metadata[name], TableMetadataValue), name
+    slices = {(r.data["setting"], r.data["system"], r.data["slice"]) for r in report_metadata["slices"].records}
+    assert ("deployment", "profill", "profile_independent") in slices
+    charts = {k: v for k, v in report_metadata.items() if k.startswith("chart_")}
+    assert len(charts) == 5 and all(isinstance(v, MarkdownMetadataValue) for v in charts.values())
+    assert all("](data:image/png;base64," in v.value for v in charts.values())
 
     con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True)
     try:
         run = store.run_info(con, run_id)
-        assert run["dagster_run_id"] and run["instances"] == 4
-        assert store.per_query_frame(con, run_id).height == 4 * len(OFFLINE_SYSTEMS) * 2
+        assert run["dagster_run_id"] and run["instances"] == 6
+        assert store.per_query_frame(con, run_id).height == 6 * len(OFFLINE_SYSTEMS) * len(SETTINGS)
         intents = store.intent_frame(con, run_id)
         test_split = con.execute("SELECT count(*) FROM intent_examples WHERE split = 'test'").fetchall()[0][0]
         assert intents.height > 0 and set(intents["n"]) == {test_split}
+        predictions = store.intent_predictions_frame(con, run_id)
+        assert predictions.height == test_split
+        wrong = predictions.filter(pl.col("intent") != pl.col("predicted")).height
+        assert intents["accuracy"][0] == pytest.approx(1 - wrong / test_split)  # the report is of these rows
+        assert run["gold_from"] == "truth" and store.benchmark_frame(con, run["benchmark_hash"]).height == 6
         assert con.execute("SELECT count(*) FROM materializations WHERE asset IN ('evaluation', 'evaluation_report')"
                            ).fetchall()[0][0] == 2
     finally:

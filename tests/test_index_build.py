@@ -71,7 +71,7 @@ def test_layout_manifest_and_latest(tmp_path):
     assert on_disk["lineage"] == {"run_id": "run-0", "annotator": "rules"}
     assert on_disk["embedder"] == {"name": "hashing", "version": "1", "dim": 16}
     assert set(on_disk["schema"]) == set(SCHEMA) and on_disk["schema"]["admission_year"]["min"] == 2015
-    assert on_disk["format_version"] == 1 and on_disk["built_at"]
+    assert on_disk["format_version"] == 2 and on_disk["built_at"]
 
 
 def test_loaded_build_round_trips_the_chunk_store(tmp_path):

@@ -184,3 +184,70 @@ def test_unreachable_site_loses_nothing(site, tmp_path):
     crawl, clean = run(config, tmp_path, "run-2")
     assert crawl.failures and not crawl.removed
     assert snapshot(tmp_path, "documents") == before
+
+
+def versions(warehouse, table, url):
+    with connect(warehouse) as con:
+        return con.sql(f"SELECT * FROM {table} WHERE url = ? ORDER BY valid_from", params=[url]).pl().to_dicts()
+
+
+def test_every_fetch_and_document_version_is_kept(site, tmp_path):
+    """A changed page, a page gone, a broken update and an FAQ entry taken off: the current tables
+    move on, the versions tables keep what was there, each interval with the runs that opened and
+    closed it; a no-change re-run adds nothing."""
+    config = make_config(site)
+    run(config, tmp_path, "run-1")
+    u = site.url
+    site.page("/pages/grad.html", page("졸업요건", "<p>전공 66학점으로 변경</p>"))
+    site.add("/pages/old.html", status=404, body=b"gone")
+    site.add("/pdf/rules.pdf", body=b"%PDF-1.7 truncated garbage", content_type="application/pdf")
+    site.page("/faq/a.html", faq_page([("q1", "졸업학점은?", "130학점입니다.")]))
+    run(config, tmp_path, "run-2")
+
+    fetches = versions(tmp_path, "raw_document_versions", u("/pages/grad.html"))
+    assert [(f["valid_from_run_id"], f["valid_to_run_id"]) for f in fetches] == [("run-1", "run-2"), ("run-2", None)]
+    assert fetches[0]["valid_to"] == fetches[1]["valid_from"] and fetches[0]["content_hash"] != fetches[1]["content_hash"]
+    assert RawStore(tmp_path).has(fetches[0]["content_hash"])  # the old bytes are kept for it
+    grad = versions(tmp_path, "document_versions", u("/pages/grad.html"))
+    assert ["72" in d["text"] for d in grad] == [True, False] and grad[0]["content_hash"] == fetches[0]["content_hash"]
+    assert [d["valid_to_run_id"] for d in versions(tmp_path, "raw_document_versions", u("/pages/old.html"))] == ["run-2"]
+    assert [d["valid_to_run_id"] for d in versions(tmp_path, "document_versions", u("/pages/old.html"))] == ["run-2"]
+    assert [d["valid_to_run_id"] for d in versions(tmp_path, "document_versions", u("/faq/a.html#q2"))] == ["run-2"]
+    # the broken PDF bytes were fetched (a fetch version), but the document kept its good version
+    assert len(versions(tmp_path, "raw_document_versions", u("/pdf/rules.pdf"))) == 2
+    assert [d["valid_to"] for d in versions(tmp_path, "document_versions", u("/pdf/rules.pdf"))] == [None]
+
+    before = {t: snapshot(tmp_path, t) for t in ("raw_document_versions", "document_versions")}
+    run(config, tmp_path, "run-3")
+    for table, rows in before.items():
+        assert snapshot(tmp_path, table) == rows, table
+
+
+def test_a_crash_mid_write_leaves_no_half_written_history(site, tmp_path, monkeypatch):
+    import advisor.ingest.documents as cleaning
+    from advisor.history import DOCUMENTS, drift
+
+    config = make_config(site)
+    run(config, tmp_path, "run-1")
+    site.page("/pages/grad.html", page("졸업요건", "<p>전공 66학점으로 변경</p>"))
+    tables = ("documents", "document_versions", "cleaned_sources")
+    before = {t: snapshot(tmp_path, t) for t in tables}
+    real = cleaning.record_versions
+
+    def crash_after_writing(*args, **kwargs):
+        real(*args, **kwargs)
+        raise RuntimeError("killed mid-write")
+
+    monkeypatch.setattr(cleaning, "record_versions", crash_after_writing)
+    with pytest.raises(RuntimeError, match="killed"):
+        run(config, tmp_path, "run-2")
+    for table, rows in before.items():
+        assert snapshot(tmp_path, table) == rows, table  # the documents, their history: all or nothing
+
+    monkeypatch.setattr(cleaning, "record_versions", real)
+    _, clean = run(config, tmp_path, "run-3")  # the next run is not blocked, and redoes the page
+    assert clean.parsed == 1
+    assert [d["valid_from_run_id"] for d in versions(tmp_path, "document_versions", site.url("/pages/grad.html"))] == [
+        "run-1", "run-3"]
+    with connect(tmp_path) as con:
+        assert drift(con, DOCUMENTS) == {"current_rows_without_version": 0, "open_versions_without_current_row": 0}

@@ -105,3 +105,19 @@ def test_page_without_faq_items_gives_nothing():
     html = "<main><h1>공지</h1><p>FAQ가 아닌 일반 페이지입니다.</p></main>"
     assert split_faq(html, PAGE_URL, Selectors()) == []
     assert split_faq(DL_FAQ, PAGE_URL, Selectors(faq_item=".no-such-item")) == []
+
+
+def test_accordion_questions_inside_buttons():
+    html = """<div class="faq-wrap">
+      <article class="faq-item" id="q1"><h3 class="faq-q"><button type="button" aria-expanded="false">
+        <span class="ico" aria-hidden="true">Q</span>휴학은 몇 학기까지 되나요?</button></h3>
+        <div class="faq-a" hidden><p>통산 6학기입니다.</p><button type="button">닫기</button></div></article>
+      <article class="faq-item"><h3 class="faq-q"><button type="button">복학 신청은 언제?</button></h3>
+        <div class="faq-a" hidden><p>개강 2주 전까지입니다.</p></div></article>
+    </div>"""
+    selectors = Selectors(faq_item="div.faq-wrap > article.faq-item", faq_question="h3.faq-q", faq_answer="div.faq-a")
+    entries = split_faq(html, PAGE_URL, selectors)
+    assert [(e.anchor, e.question, e.answer) for e in entries] == [
+        ("q1", "휴학은 몇 학기까지 되나요?", "통산 6학기입니다."),  # the answer's own button stays out
+        ("faq-2", "복학 신청은 언제?", "개강 2주 전까지입니다."),
+    ]

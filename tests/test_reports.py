@@ -1,11 +1,16 @@
-"""The evaluation report renderer (eval/reports.py) on small synthetic frames: table layout and
-rounding, "–" for what was not computed, skipped systems footnoted, ablation deltas, per-query
-breakdowns, valid 1200x700 PNGs, and a deterministic report.md."""
+"""The evaluation report renderer (eval/reports.py, eval/report_tables.py) on small synthetic
+frames: table layout and rounding, "–" for what was not computed, skipped systems footnoted (and in
+a column of the typed records), ablation deltas, per-query breakdowns over the main slice, the
+slice, tier and intent tables, gold provenance, valid 1200x700 PNGs, a deterministic report.md, and
+the same tables as Dagster metadata (assets/report_metadata.py)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 import random
+import re
 
 import polars as pl
 import pytest
@@ -16,13 +21,20 @@ from eval.reports import (
     MISSING,
     breakdown_markdown,
     charts,
+    confusion_table,
+    intent_table,
+    slice_table,
+    table1,
+    table1_caption,
     table1_markdown,
     table2_markdown,
+    tier_table,
     write_report,
 )
 
-METRICS = ("mrr", "recall@1", "recall@5", "recall@10", "recall@50", "rouge_l", "token_f1", "keyword_match",
-           "source_match", "grounded_correctness", "seconds_per_query", "questions_per_query")
+METRICS = ("mrr", "recall@1", "recall@5", "recall@10", "recall@50", "success@1", "success@5", "success@10",
+           "success@50", "rouge_l", "token_f1", "keyword_match", "source_match", "grounded_correctness",
+           "seconds_per_query", "questions_per_query")
 
 
 def aggregate_row(system: str, setting: str, value: float = 0.5, **overrides) -> dict:
@@ -59,33 +71,35 @@ def footnotes(markdown: str) -> list[str]:
 def test_table1_orders_settings_then_systems_as_the_paper_with_unknown_ones_last():
     systems = ["urag", "profill", "bm25", "my-new-system", "hyde+rerank", "profill-no-reretrieval", "hyde",
                "dense", "profill-no-hard-filter", "hybrid+rerank", "abc-system", "profill-no-soft-prefix",
-               "profill+rerank", "hybrid"]
-    rows = [aggregate_row(s, setting) for setting in ("oracle", "deployment", "pilot") for s in systems]
+               "profill+rerank", "hybrid", "profill-true-labels", "hybrid+filter"]
+    settings = ("oracle", "deployment", "pilot", "deployment-dont-know")
+    rows = [aggregate_row(s, setting) for setting in settings for s in systems]
     random.Random(7).shuffle(rows)
 
     order = [(r[0], r[1]) for r in table_rows(table1_markdown(pl.DataFrame(rows)))]
 
-    paper = ["bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
-             "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval", "urag",
-             "abc-system", "my-new-system"]
-    assert order == [(setting, s) for setting in ("deployment", "oracle", "pilot") for s in paper]
+    paper = ["bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hyde", "hyde+rerank", "profill",
+             "profill+rerank", "profill-true-labels", "profill-no-hard-filter", "profill-no-soft-prefix",
+             "profill-no-reretrieval", "urag", "abc-system", "my-new-system"]
+    assert order == [(setting, s) for setting in ("deployment", "deployment-dont-know", "oracle", "pilot")
+                     for s in paper]
 
 
 def test_table1_rounds_metrics_to_three_decimals_and_times_to_two():
     row = aggregate_row("profill", "deployment", **{
-        "mrr": 0.59349, "recall@1": 0.4916, "recall@5": 0.71849, "recall@10": 0.99951, "recall@50": 1.0,
-        "source_match": 0.7494, "grounded_correctness": 0.0004, "seconds_per_query": 6.2049,
+        "mrr": 0.59349, "success@1": 0.4916, "success@5": 0.71849, "success@10": 0.99951, "recall@10": 0.87654,
+        "recall@50": 1.0, "source_match": 0.7494, "grounded_correctness": 0.0004, "seconds_per_query": 6.2049,
         "questions_per_query": 1.355})
     markdown = table1_markdown(pl.DataFrame([row]))
 
-    assert header(markdown) == ["setting", "system", "MRR", "R@1", "R@5", "R@10", "R@50", "source match",
+    assert header(markdown) == ["setting", "system", "MRR", "S@1", "S@5", "S@10", "R@10", "R@50", "source match",
                                 "GC", "s/q", "questions/q"]
     cells = table_rows(markdown)[0]
-    expected = [f"{row[c]:.3f}" for c in ("mrr", "recall@1", "recall@5", "recall@10", "recall@50",
+    expected = [f"{row[c]:.3f}" for c in ("mrr", "success@1", "success@5", "success@10", "recall@10", "recall@50",
                                           "source_match", "grounded_correctness")]
     expected += [f"{row['seconds_per_query']:.2f}", f"{row['questions_per_query']:.2f}"]
     assert cells[2:] == expected
-    assert cells[2] == "0.593" and cells[5] == "1.000" and cells[9] == "6.20"
+    assert cells[2] == "0.593" and cells[5] == "1.000" and cells[6] == "0.877" and cells[10] == "6.20"
 
 
 def test_null_nan_and_absent_metrics_print_as_a_dash_without_a_reason_in_the_cells():
@@ -96,7 +110,7 @@ def test_null_nan_and_absent_metrics_print_as_a_dash_without_a_reason_in_the_cel
     cells = dict(zip(header(markdown), table_rows(markdown)[0]))
 
     assert cells["GC"] == MISSING and cells["MRR"] == MISSING and cells["R@50"] == MISSING
-    assert cells["R@1"] == "0.500"
+    assert cells["S@1"] == "0.500"
     assert f"{MISSING} = not computed." in footnotes(markdown)
     assert not any(line.startswith("Skipped") for line in footnotes(markdown))
 
@@ -118,6 +132,22 @@ def test_skipped_systems_keep_their_row_and_are_footnoted_with_their_reasons():
     assert "hyde (deployment; oracle): needs an LLM; none configured" in skipped_line[0]
     assert "urag (oracle): no FAQ entries in this build" in skipped_line[0]
     assert "bm25" not in skipped_line[0]
+
+    # the typed records (a Dagster table) carry the reason in a column of their own
+    records = {(r["setting"], r["system"]): r for r in table1(pl.DataFrame(rows)).records()}
+    assert records[("oracle", "urag")]["skipped"] == "no FAQ entries in this build"
+    assert records[("oracle", "urag")]["MRR"] is None and records[("oracle", "bm25")]["skipped"] is None
+    assert records[("oracle", "bm25")]["S@1"] == 0.5
+
+
+def test_systems_skipped_alike_share_one_footnote_entry():
+    rows = [aggregate_row("profill", "deployment-dont-know"),
+            skipped_row("bm25", "deployment-dont-know", "asks the student nothing"),
+            skipped_row("dense", "deployment-dont-know", "asks the student nothing"),
+            skipped_row("dense", "deployment", "index missing")]
+    (line,) = [line for line in footnotes(table1_markdown(pl.DataFrame(rows))) if line.startswith("Skipped")]
+    assert line == ("Skipped: dense (deployment): index missing · bm25, dense (deployment-dont-know): asks the "
+                    "student nothing.")
 
 
 def test_table1_gets_an_embedder_column_only_when_embedders_differ():
@@ -219,21 +249,25 @@ def test_breakdown_by_category_computes_mrr_per_setting_with_unretrieved_as_zero
     }
     markdown = breakdown_markdown(per_query_rows(ranks), "category")
 
-    deployment, oracle = markdown.split("**oracle**")
-    assert header(deployment) == ["system", "graduation", "scholarship", "all", "n"]
-    body = {r[0]: r[1:] for r in table_rows(deployment)}
-    assert list(body) == ["bm25", "profill"]  # the paper's system order
-    assert body["profill"] == [expected_mrr([1, 2, None]), expected_mrr([4, 4]), expected_mrr([1, 2, None, 4, 4]), "5"]
-    assert body["bm25"] == [expected_mrr([None, 3]), MISSING, expected_mrr([None, 3]), "2"]
-    assert table_rows(oracle) == [["profill", "1.000", "1.000", "1"]]
+    assert header(markdown) == ["setting", "category", "n", "bm25", "profill"]  # systems in the paper's order
+    body = {(r[0], r[1]): r[2:] for r in table_rows(markdown)}
+    assert list(body) == [("deployment", "graduation"), ("deployment", "scholarship"), ("deployment", "all"),
+                          ("oracle", "scholarship"), ("oracle", "all")]
+    assert body[("deployment", "graduation")] == ["3", expected_mrr([None, 3]), expected_mrr([1, 2, None])]
+    assert body[("deployment", "scholarship")] == ["2", MISSING, expected_mrr([4, 4])]
+    assert body[("deployment", "all")] == ["5", expected_mrr([None, 3]), expected_mrr([1, 2, None, 4, 4])]
+    assert body[("oracle", "scholarship")] == ["1", MISSING, "1.000"]
+    assert "– = no query of this category for this system." in footnotes(markdown)
 
 
 def test_breakdown_by_query_type_groups_by_query_type():
     ranks = {("dense", "deployment", "a", "formal"): [2], ("dense", "deployment", "b", "formal"): [None],
              ("dense", "deployment", "a", "yes_no"): [1]}
     markdown = breakdown_markdown(per_query_rows(ranks), "query_type")
-    assert header(markdown) == ["system", "formal", "yes_no", "all", "n"]
-    assert table_rows(markdown) == [["dense", expected_mrr([2, None]), "1.000", expected_mrr([2, None, 1]), "3"]]
+    assert header(markdown) == ["setting", "query type", "n", "dense"]
+    assert table_rows(markdown) == [["deployment", "formal", "2", expected_mrr([2, None])],
+                                    ["deployment", "yes_no", "1", "1.000"],
+                                    ["deployment", "all", "3", expected_mrr([2, None, 1])]]
 
 
 def test_breakdown_rejects_bad_input():
@@ -246,33 +280,107 @@ def test_breakdown_rejects_bad_input():
         breakdown_markdown(frame.drop("category"), "category")
 
 
+# --- slices, tiers, intents, provenance -----------------------------------------------------
+
+
+def test_slice_table_orders_slices_and_rounds():
+    rows = [{"system": "profill", "setting": "oracle", "slice": "profile_independent", "n": 20, **{m: 0.25 for m in METRICS}},
+            {"system": "profill", "setting": "deployment", "slice": "stated_profile", "n": 5, **{m: 0.5 for m in METRICS}},
+            {"system": "profill", "setting": "deployment", "slice": "profile_dependent", "n": 40,
+             **{m: 0.91234 for m in METRICS}, "questions_per_query": 2.345},
+            {"system": "bm25", "setting": "deployment", "slice": "profile_dependent", "n": 40,
+             **{m: 0.1 for m in METRICS}}]
+    markdown = slice_table(pl.DataFrame(rows)).markdown()
+    assert header(markdown) == ["setting", "system", "slice", "n", "MRR", "S@1", "S@10", "R@10", "source match",
+                                "questions/q"]
+    body = table_rows(markdown)
+    assert [(r[0], r[1], r[2]) for r in body] == [("deployment", "bm25", "profile_dependent"),
+                                                  ("deployment", "profill", "profile_dependent"),
+                                                  ("deployment", "profill", "stated_profile"),
+                                                  ("oracle", "profill", "profile_independent")]
+    assert body[1][3:] == ["40", "0.912", "0.912", "0.912", "0.912", "0.912", "2.35"]
+    assert "No per-slice results" in slice_table(None).markdown()
+
+
+def test_tier_table_reads_the_runner_shape_and_dashes_unused_tiers():
+    tiers = {"template": 0.0, "faq": 0.25, "documents": 0.5, "fallback": 0.25,
+             "accuracy": {"template": None, "faq": 1.0, "documents": 0.5, "fallback": 0.0}}
+    rows = [aggregate_row("urag", "deployment", tiers=json.dumps(tiers)), aggregate_row("bm25", "deployment")]
+    markdown = tier_table(pl.DataFrame(rows)).markdown()
+    body = table_rows(markdown)
+    assert [r[:3] for r in body] == [["deployment", "urag", t] for t in ("template", "faq", "documents", "fallback")]
+    assert body[0][3:] == ["0.000", MISSING] and body[1][3:] == ["0.250", "1.000"]
+    assert f"{MISSING} = no answer came from this tier." in footnotes(markdown)
+
+
+def test_intent_tables():
+    intents = pl.DataFrame([
+        {"intent": "faq", "precision": 0.5, "recall": 1.0, "f1": 2 / 3, "support": 1, "n": 4, "accuracy": 0.75,
+         "macro_f1": 0.7, "router": "intent-logreg-x"},
+        {"intent": "retrieval", "precision": 1.0, "recall": 0.6667, "f1": 0.8, "support": 3, "n": 4,
+         "accuracy": 0.75, "macro_f1": 0.7, "router": "intent-logreg-x"}])
+    markdown = intent_table(intents).markdown()
+    assert table_rows(markdown) == [["faq", "0.500", "1.000", "0.667", "1"], ["retrieval", "1.000", "0.667", "0.800", "3"]]
+    assert "4 held-out examples; accuracy 0.750, macro F1 0.700 (router intent-logreg-x)." in markdown
+    predictions = pl.DataFrame({"intent": ["faq", "retrieval", "retrieval", "retrieval"],
+                                "predicted": ["faq", "faq", "retrieval", "retrieval"]})
+    confusion = confusion_table(predictions).markdown()
+    assert header(confusion) == ["gold \\ predicted", "faq", "retrieval", "n"]
+    assert table_rows(confusion) == [["faq", "1", "0", "1"], ["retrieval", "1", "2", "3"]]
+
+
+def test_table1_caption_says_what_the_numbers_are_over_and_where_the_gold_came_from():
+    dependent = [aggregate_row("bm25", "deployment", slice="profile_dependent")]
+    caption = table1_caption(pl.DataFrame(dependent), "annotations")
+    assert "profile_dependent slice" in caption
+    assert "Gold sources from: annotations" in caption and "cannot show up as a miss" in caption
+    plain = table1_caption(pl.DataFrame([aggregate_row("bm25", "deployment", slice="all")]), "truth")
+    assert "every instance" in plain and "truth" in plain and "caveat" not in plain
+    assert "unknown" in table1_caption(pl.DataFrame([aggregate_row("bm25", "deployment")]), None)
+
+
 # --- charts and the whole report -------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def evaluation():
-    """A small two-setting evaluation with a skipped system and non-ASCII category names."""
+    """A small two-setting evaluation with a skipped system, non-ASCII category names, two slices
+    (the second with its own category that the main-slice breakdowns must leave out), URAG tiers,
+    per-slice aggregates and an intent evaluation."""
     rng = random.Random(3)
-    systems = ["bm25", "dense", "hyde", "profill", "profill-no-hard-filter"]
-    aggregates, per_query = [], []
+    systems = ["bm25", "dense", "hyde", "profill", "profill-no-hard-filter", "urag"]
+    aggregates, per_query, slices = [], [], []
+    tiers = json.dumps({"template": 0.0, "faq": 0.5, "documents": 0.5, "fallback": 0.0,
+                        "accuracy": {"template": None, "faq": 1.0, "documents": 0.5, "fallback": None}})
     for setting in ("deployment", "oracle"):
         for system in systems:
             if system == "hyde":
                 aggregates.append(skipped_row(system, setting, "needs an LLM; none configured"))
                 continue
-            aggregates.append(aggregate_row(system, setting, value=rng.random()))
+            aggregates.append(aggregate_row(system, setting, value=rng.random(), slice="profile_dependent",
+                                            tiers=tiers if system == "urag" else None))
+            for slice_ in ("profile_dependent", "profile_independent"):
+                slices.append({"system": system, "setting": setting, "slice": slice_, "n": 24,
+                               **{m: rng.random() for m in METRICS}})
             for i in range(24):
+                independent = i >= 18
                 per_query.append({"system": system, "setting": setting,
-                                  "category": ["졸업", "scholarship", "전과"][i % 3],
+                                  "category": "general-only" if independent else ["졸업", "scholarship", "전과"][i % 3],
                                   "query_type": ["formal", "first_person", "yes_no"][i % 3 - 1],
+                                  "slice": "profile_independent" if independent else "profile_dependent",
                                   "rank": rng.choice([None, 1, 2, 7]), "source_match": 0.5, "seconds": 0.01,
                                   "questions": i % 2})
-    return pl.DataFrame(aggregates), pl.DataFrame(per_query, schema_overrides={"rank": pl.Int64})
+    intents = pl.DataFrame([{"intent": i, "precision": 0.9, "recall": 0.8, "f1": 0.85, "support": 5, "n": 10,
+                             "accuracy": 0.9, "macro_f1": 0.85, "router": "r1"} for i in ("faq", "retrieval")])
+    predictions = pl.DataFrame({"intent": ["faq"] * 5 + ["retrieval"] * 5,
+                                "predicted": ["faq"] * 4 + ["retrieval"] * 6})
+    return (pl.DataFrame(aggregates), pl.DataFrame(per_query, schema_overrides={"rank": pl.Int64}),
+            pl.DataFrame(slices), intents, predictions)
 
 
 def test_charts_are_valid_1200x700_pngs_with_fixed_names(evaluation, tmp_path):
-    aggregates, per_query = evaluation
-    paths = charts(aggregates, per_query, tmp_path / "new" / "charts")
+    aggregates, per_query, slices, _, _ = evaluation
+    paths = charts(aggregates, per_query, tmp_path / "new" / "charts", slices)
 
     assert [p.name for p in paths] == list(CHART_FILES)
     for path in paths:
@@ -284,29 +392,39 @@ def test_charts_are_valid_1200x700_pngs_with_fixed_names(evaluation, tmp_path):
 
 
 def test_charts_still_written_when_there_are_no_per_query_rows(evaluation, tmp_path):
-    aggregates, per_query = evaluation
+    aggregates, per_query, _, _, _ = evaluation
     paths = charts(aggregates, per_query.clear(), tmp_path)
     assert [p.name for p in paths] == list(CHART_FILES) and all(p.stat().st_size > 0 for p in paths)
 
 
 def test_write_report_is_deterministic_and_links_its_charts(evaluation, tmp_path):
-    aggregates, per_query = evaluation
+    aggregates, per_query, slices, intents, predictions = evaluation
     lineage = {"build_id": "build-42", "annotator": "rules", "embedder": "hash-256", "code_version": "abc123",
-               "config_hash": "cfg9", "benchmark": "bench.jsonl", "instances": 120}
+               "config_hash": "cfg9", "benchmark": "bench.jsonl", "instances": 120, "gold_from": "annotations"}
+    extra = {"slices": slices, "intents": intents, "predictions": predictions}
 
-    first = write_report(aggregates, per_query, tmp_path / "a" / "b", "Evaluation", lineage)
-    second = write_report(aggregates, per_query, tmp_path / "c", "Evaluation", dict(reversed(lineage.items())))
+    first = write_report(aggregates, per_query, tmp_path / "a" / "b", "Evaluation", lineage, **extra)
+    second = write_report(aggregates, per_query, tmp_path / "c", "Evaluation", dict(reversed(lineage.items())),
+                          **extra)
 
     text = first["markdown"].read_text(encoding="utf-8")
     assert text == second["markdown"].read_text(encoding="utf-8")
     assert first["markdown"] == tmp_path / "a" / "b" / "report.md"
     assert first["table1"] == table1_markdown(aggregates) and first["table1"] in text
-    assert text.startswith("# Evaluation\n")
+    assert text.startswith("# Evaluation\n\nGold sources from: annotations (caveat: gold sources were chosen")
     for line in ("- build id: build-42", "- annotator: rules", "- embedder: hash-256", "- code version: abc123",
-                 "- config hash: cfg9", "- benchmark: bench.jsonl", "- benchmark size: 120"):
+                 "- config hash: cfg9", "- benchmark: bench.jsonl", "- benchmark size: 120",
+                 "- gold from: annotations"):
         assert line in text
     assert table2_markdown(aggregates) in text
-    assert breakdown_markdown(per_query, "category") in text and breakdown_markdown(per_query, "query_type") in text
+    # the breakdowns are over the main slice: the profile-independent category is not in them
+    main = per_query.filter(pl.col("slice") == "profile_dependent")
+    assert breakdown_markdown(main, "category") in text and breakdown_markdown(main, "query_type") in text
+    assert "general-only" not in text and "(the profile_dependent slice)" in text
+    for name, table in first["tables"].items():
+        assert table.rows and table.markdown() in text, name  # every table has rows here, and is in the report
+    assert "| deployment | urag | faq | 0.500 | 1.000 |" in text
+    assert "### Intent confusion" in text and first["body"] in text and "## Charts" not in first["body"]
     for path in first["charts"]:
         assert path.parent == first["markdown"].parent and path.exists()
         assert f"]({path.name})" in text  # linked relatively, so the folder can move
@@ -315,8 +433,35 @@ def test_write_report_is_deterministic_and_links_its_charts(evaluation, tmp_path
 
 
 def test_write_report_rejects_an_empty_title_and_non_dict_lineage(evaluation, tmp_path):
-    aggregates, per_query = evaluation
+    aggregates, per_query, *_ = evaluation
     with pytest.raises(ValueError, match="title"):
         write_report(aggregates, per_query, tmp_path, "  ", {})
     with pytest.raises(TypeError, match="lineage"):
         write_report(aggregates, per_query, tmp_path, "Evaluation", ["build-1"])
+
+
+# --- the same tables and charts as Dagster metadata ------------------------------------------
+
+
+def test_report_tables_become_dagster_tables_and_charts_inline_images(evaluation, tmp_path):
+    from dagster import TableMetadataValue
+
+    from assets.report_metadata import chart_value, table_value
+
+    aggregates, per_query, slices, intents, predictions = evaluation
+    written = write_report(aggregates, per_query, tmp_path, "Evaluation", {}, slices=slices, intents=intents,
+                           predictions=predictions)
+    table = written["tables"]["table1"]
+    value = table_value(table)
+    assert isinstance(value, TableMetadataValue)
+    assert [c.name for c in value.schema.columns] == [c.name for c in table.columns]
+    assert {c.type for c in value.schema.columns} == {"string", "float"}
+    records = [r.data for r in value.records]
+    assert records == table.records() and len(records) == aggregates.height
+    profill = next(r for r in records if r["system"] == "profill" and r["setting"] == "deployment")
+    source = aggregates.filter((pl.col("system") == "profill") & (pl.col("setting") == "deployment")).row(0, named=True)
+    assert profill["MRR"] == round(source["mrr"], 3) and profill["s/q"] == round(source["seconds_per_query"], 2)
+
+    chart = chart_value(written["charts"][0], "MRR per system").value
+    match = re.search(r"!\[MRR per system\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", chart)
+    assert match and base64.b64decode(match.group(1)) == written["charts"][0].read_bytes()

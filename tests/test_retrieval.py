@@ -166,8 +166,13 @@ def test_specificity_ranking_promotes_what_is_written_for_the_student(tmp_path):
     profile = {"department": "CS"}
     assert off.search("졸업", profile).chunk_ids[0] == "general"
     assert on.search("졸업", profile).chunk_ids[0] == "mine"
-    assert on.search("졸업", profile, soft=frozenset()).chunk_ids[0] == "mine"  # on, even writing nothing
+    assert on.search("졸업", profile, soft=frozenset({"department"})).chunk_ids[0] == "mine"
     assert on.search("졸업", profile, soft=False).chunk_ids[0] == "general"  # soft augmentation off
+    # specificity ranks by what the question depends on (what the prefix writes), not by every
+    # known value: a student's department does not make their department's page the answer to a
+    # question that depends on nothing
+    assert on.search("졸업", profile, soft=frozenset()).chunk_ids[0] == "general"
+    assert on.search("졸업", {**profile, "grade": 3}, soft=frozenset({"grade"})).chunk_ids[0] == "general"
     # without the hard filter, a chunk limited to someone else's value is not promoted
     unfiltered = on.search("졸업", profile, hard=False, k=3).chunk_ids
     assert unfiltered[0] == "mine" and unfiltered.index("theirs") > unfiltered.index("general")
@@ -359,3 +364,47 @@ def test_retrieval_settings_from_the_config_reach_the_params():
     assert (params.static_k, params.dynamic_k, params.half_life_days, params.rrf_k) == (5, 5, 30, 60)
     assert params.time_words == ("마감",)
     assert params_from(None) == RetrievalParams()
+
+
+# --------------------------------------------------------------------------- other labels
+
+def test_a_relabelled_build_filters_by_the_new_labels_exactly_as_a_build_written_with_them(corpus_dir, tmp_path):
+    """The true-label system's index: the same chunks under other labels, rebuilt in memory from
+    the stored tokens, must rank exactly as a build written with those labels from the start."""
+    from advisor.index.relabel import relabelled
+
+    root, records = corpus_dir
+    rng = random.Random(11)
+    new_labels = {r["chunk_id"]: random_annotation(rng) for r in records[::2]}  # half relabelled
+    original = make_retriever(tmp_path / "original", records)
+    written = make_retriever(tmp_path / "written", [{**r, "applies_to": new_labels.get(r["chunk_id"], r["applies_to"])}
+                                                    for r in records])
+    swapped = Retriever(relabelled(original.build, new_labels), whitespace)
+    changed = 0
+    for query, profile in random_queries(30, seed=5):
+        for mode in ("bm25", "dense", "hybrid"):
+            got = swapped.search(query, profile, mode=mode, k=10, today=TODAY)
+            assert got.chunk_ids == written.search(query, profile, mode=mode, k=10, today=TODAY).chunk_ids
+            assert [c.applies_to for c in got.chunks] == [c.applies_to for c in
+                                                          written.search(query, profile, mode=mode, k=10,
+                                                                         today=TODAY).chunks]
+            changed += got.chunk_ids != original.search(query, profile, mode=mode, k=10, today=TODAY).chunk_ids
+    assert changed > 10  # the labels really changed what the filter keeps
+
+
+def test_augmented_collections_are_written_beside_the_plain_ones_and_searchable(tmp_path):
+    from advisor.index.build import Augmented
+
+    embedder = HashingEmbedder(16)
+    records = [record(f"a{i}", ["학점", "졸업"] if i % 2 else ["휴학", "기간"]) for i in range(6)]
+    texts = [f"요약 문장 장학금 {r['text']}" for r in records]
+    tokens = [t.split() for t in texts]
+    manifest = write_build(records, embedder.embed([r["text"] for r in records], [r["tokens"] for r in records]),
+                           embedder, SCHEMA, tmp_path, {}, augmented=Augmented("extractive", texts, tokens,
+                                                                               embedder.embed(texts, tokens)))
+    build = load_build(Path(manifest.directory), load_embedder=HashingEmbedder.load)
+    assert set(build.augmented) == {"static", "dynamic"} and manifest.files["augmented"]["method"] == "extractive"
+    plain, augmented = Retriever(build, whitespace), Retriever(build.over(build.augmented), whitespace)
+    assert plain.search("장학금", mode="bm25", today=TODAY).chunks == []  # only the summaries say it
+    found = augmented.search("장학금", mode="bm25", today=TODAY).chunks
+    assert len(found) == 6 and found[0].text == records[int(found[0].chunk_id[1:])]["text"]  # the chunk's own text

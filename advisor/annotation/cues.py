@@ -6,14 +6,15 @@ mention; they are general Korean (and a little English) usage, never one site's 
 - excluded: "…없이", "…를 제외한" right after it; in prose also "…는 신청할 수 없습니다" when the
   sentence already named its audience ("재학생이 지원할 수 있으며, 휴학 중에는 신청할 수 없습니다");
 - organizer: "기계공학과 참여 융합전공", "A과·B과가 함께 운영", "운영 학과: A과";
-- hosted: "경영학과 이중전공", "경영학과를 제2전공으로", "경영학과 전과": the audience is the
-  other departments (nobody takes their own department as a second major or transfers into it);
+- hosted: "경영학과 이중전공", "경영학과를 제2전공으로", "경영학과 전과", "경영학과로 전과하려면": the
+  audience is the other departments (nobody takes their own department as a second major or
+  transfers into it);
 - history: "2019년 로봇공학과 신설", "첫 신입생을 맞았습니다";
 - time, not people (prose only): "4학년에 개설", "1학년 1학기에는", "1학년 전공기초 과목";
 - a name, not people (prose only): "복학생 학업지원장학" (a person noun directly followed by
   another noun is a modifier);
 - "재학생" after a grade, a cohort or another group ("2학년 이상 재학생", "기계공학과 재학생")
-  just means "students";
+  just means "students", and "재학 중" before a span ("재학 중 통산 6학기") means "while studying";
 - groups joined across attributes ("신입생 및 편입생"): an OR that one record cannot express.
 """
 
@@ -34,7 +35,8 @@ ORGANIZER_AFTER = re.compile(
 )
 ORGANIZER_BEFORE = re.compile(r"(?:운영|주관|참여|개설|담당)\s*(?:학과|학부|기관|부서|대학)?\s*[:：][^.\n]*$")
 HOSTED_AFTER = re.compile(
-    r"^\s*(?:의|을|를)?\s*(?:이중\s*전공|복수\s*전공|부\s*전공|제\s*2\s*전공|전과(?!목)|double\s+major|minor\b)",
+    r"^\s*(?:의|을|를)?\s*(?:이중\s*전공|복수\s*전공|부\s*전공|제\s*2\s*전공|전과(?!목)|double\s+major|minor\b)"
+    r"|^\s*(?:으로|로)\s*전과(?!목|\s*(?:한|했|된))",  # "경영학과로 전과하려면": moving in, not yet done
     re.IGNORECASE,
 )
 HISTORY_AFTER = re.compile(r"^\s*(?:이|가|을|를|의|로|으로)?\s*(?:신설|설립|창설|출범|출발|폐지|통합)")
@@ -46,6 +48,8 @@ TIMING_AFTER = re.compile(
 _ALLOWED_HEADS = r"(?:가운데|중|대상|전원|여러분|본인|모두|전체|등|및|또는|이나|혹은|누구나)"
 MODIFIER_AFTER = re.compile(rf"^\s+(?!{_ALLOWED_HEADS}(?:[은는이가을를의에도만]|에서|으로|\s|$))[가-힣]")
 GENERIC_STUDENT = re.compile(r"^(?:재학|enrolled|current)", re.IGNORECASE)
+# "재학 중 통산 6학기", "재학 중 1회": the whole course of study, not the students now enrolled.
+SPAN_AFTER = re.compile(r"^\s*(?:에는|에도|에|동안)?\s*(?:통산|총|누적|최대|최장|최소|한\s*번|\d+\s*(?:회|번|학기|학점|년))")
 RANGE_BEFORE = re.compile(
     r"(?:\d\s*학년|학번|입학생|입학자|이상|이하|이후|이전|부터|까지|\d+\s*개?\s*학기\s*이상\s*(?:이수|등록|재학)한)\s*$"
 )
@@ -78,7 +82,7 @@ def categorical_role(before: str, after: str, *, person: bool, prose: bool, gene
         if HOSTED_AFTER.match(after):
             return "hosted"
     elif GENERIC_STUDENT.match(generic):
-        if RANGE_BEFORE.search(before) or RANGE_AFTER.match(after):
+        if RANGE_BEFORE.search(before) or RANGE_AFTER.match(after) or SPAN_AFTER.match(after):
             return None
         return "generic"  # settled against the other attributes' mentions
     elif prose and MODIFIER_AFTER.match(after):

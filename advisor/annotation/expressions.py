@@ -42,6 +42,7 @@ class RangeMatch:
     end: int
     text: str
     form: str = ""  # the family that matched: hakbeon, entrant, table, english, curriculum, revision, grade, word
+    open_start: bool = False  # written "~2016학번": a range's end when another cohort comes right before it
 
 
 # ----------------------------------------------------------------------------- shared pieces
@@ -57,8 +58,15 @@ _NOT_AFTER_DIGIT = r"(?<![\d.,/:])"
 _LOWER_QUAL = ("이후", "이상", "부터", "以後")
 _UPPER_QUAL = ("이전", "이하", "까지", "以前")
 _QUAL = r"(?:이후|이전|이상|이하|부터|까지|미만|초과)"
-# "입학" alone only as a word of its own: "2026학년도 입학식" is an event.
-_ENTRANT = r"(?:입학생|입학자|신입생|입학한\s*학생|입학한\s*자|입학(?=[\s,.)은는이가을를의도]|$))"
+# "입학" alone only as a word of its own: "2026학년도 입학식" is an event. "입학한 구 상경대학 학생":
+# a short name may stand between "입학한" and the person noun.
+_ENTRANT = (r"(?:입학생|입학자|신입생|입학한\s*(?:[가-힣]+\s+){0,2}?(?:학생|자)"
+            r"|입학(?=[\s,.)은는이가을를의도]|$))")
+# A tilde with no year after it leaves a range open: "24학번~" (from 2024), "~2016학번" (until 2016).
+_OPEN_AFTER = r"(?P<tilde>\s*[~〜∼](?!\s*['’‘`]?\d))?"
+_OPEN_BEFORE = r"(?:(?<![\d'’‘`~〜∼])(?P<lead>[~〜∼])\s*)?"
+# "2026학년도 경영경제대학 신입생": the school or unit the cohort entered, between year and noun.
+_UNIT_NAME = r"(?:[가-힣]{2,12}(?:대학교|대학|학부|학과)\s+)?"
 
 
 def expand_year(token: str, low: int, high: int, previous: int | None = None) -> int:
@@ -118,13 +126,13 @@ def _plausible(years: list[int], low: int, high: int, slack: int = 15) -> bool:
 # ----------------------------------------------------------------------------- cohorts
 
 # "2019~2021학번", "'22학번", "21학번 이전", "2024·2025학번", "15학번 이후"
-_COHORT_HAKBEON = re.compile(rf"{_NOT_AFTER_DIGIT}{_YEARS}\s*학번(?:\s*(?P<qual>{_QUAL}))?")
+_COHORT_HAKBEON = re.compile(rf"{_OPEN_BEFORE}{_NOT_AFTER_DIGIT}{_YEARS}\s*학번(?:\s*(?P<qual>{_QUAL}))?{_OPEN_AFTER}")
 # "2020학년도 이후 입학자", "2018년도 입학생까지", "2015–2016학년도 입학생", "2022학년도 신입생",
 # "2021년 이후 입학자". A bare "2026 신입생" is not one: at the head of a title the year is the
 # event's ("2026 신입생 상담 주간").
 _COHORT_ENTRANT = re.compile(
-    rf"{_NOT_AFTER_DIGIT}{_YEARS}\s*(?P<unit>학년도|년도|년)\s*(?P<qual1>이후|이전|이전에|이후에)?\s*"
-    rf"{_ENTRANT}(?:\s*(?P<qual>{_QUAL}))?"
+    rf"{_OPEN_BEFORE}{_NOT_AFTER_DIGIT}{_YEARS}\s*(?P<unit>학년도|년도|년)\s*(?P<qual1>이후|이전|이전에|이후에|에)?\s*"
+    rf"{_UNIT_NAME}{_ENTRANT}(?:\s*(?P<qual>{_QUAL}))?{_OPEN_AFTER}"
 )
 # Table cells and key/value lines: "입학년도: 2019~2021", "학번 | 2019–2020".
 _COHORT_KEY = re.compile(
@@ -151,12 +159,28 @@ def find_cohorts(text: str, low: int, high: int) -> list[RangeMatch]:
             years = _split_years(m.group("years"), low, high)
             if not _plausible(years, low, high):
                 continue
-            qual = m.groupdict().get("qual") or (m.groupdict().get("qual1") or "").rstrip("에") or None
+            groups = m.groupdict()
+            qual = groups.get("qual") or (groups.get("qual1") or "").rstrip("에") or None
+            if qual is None and groups.get("tilde"):
+                qual = "이후"
+            elif qual is None and groups.get("lead"):
+                qual = "까지"
             bounds = _apply_qualifier(years, qual, low, high)
             if bounds:
-                found.append(RangeMatch(*bounds, m.start(), m.end(), m.group(0), form))
+                found.append(RangeMatch(*bounds, m.start(), m.end(), m.group(0), form, bool(groups.get("lead"))))
     found.extend(_english_cohorts(text, low, high))
-    return _merge_from_to(_drop_overlaps(found), text)
+    return _merge_from_to(_join_tilde_ranges(_drop_overlaps(found), text), text)
+
+
+def _join_tilde_ranges(matches: list[RangeMatch], text: str) -> list[RangeMatch]:
+    """"2024학번 ~2026학번": a cohort and an open-start one right after it are one range."""
+    out: list[RangeMatch] = []
+    for m in matches:
+        if m.open_start and out and not text[out[-1].end:m.start].strip():
+            a = out.pop()
+            m = RangeMatch(a.low, m.high, a.start, m.end, text[a.start:m.end], a.form)
+        out.append(m)
+    return out
 
 
 def _english_cohorts(text: str, low: int, high: int) -> list[RangeMatch]:

@@ -144,6 +144,10 @@ class _Range:
         # only when the text names no cohort itself ("25학번 … 2024–2025학년도 교육과정").
         return found or expressions.find_curriculum_years(text, self.low, self.high)
 
+    def ranges_in(self, text: str) -> list[expressions.RangeMatch]:
+        """Every cohort or grade range the text names, with its span, whatever its role."""
+        return self._matches(text)
+
     def mentions(self, text: str, mode: str) -> list[Mention]:
         general = cues.GRADE_GENERAL if self.kind == "grade" else cues.COHORT_GENERAL
         out = [Mention(m.start(), m.end(), None, "general") for m in general.finditer(text)]

@@ -2,11 +2,13 @@
 
 `chunk_annotations` holds one row per chunk x annotator x attribute, so SQL can filter and
 compare annotators directly. Work is incremental: a chunk is annotated again only when it is new
-or the annotator's version changed.
+or the annotator's version changed. Every annotation a chunk ever had stays in
+`chunk_annotation_versions`, written in the same transaction.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,6 +23,7 @@ from advisor.annotation.model import (
     ChunkContext,
 )
 from advisor.config import CategoricalAttribute, InstitutionConfig
+from advisor.history import ANNOTATIONS, record_versions
 from advisor.lakehouse import insert_rows, transaction
 
 LEAD_CHARS = 400
@@ -35,6 +38,7 @@ class AnnotationReport:
     removed: int = 0
     failures: list[dict] = field(default_factory=list)
     restricted: dict = field(default_factory=dict)  # attribute -> chunks it restricts
+    versions: Counter = field(default_factory=Counter)  # annotation versions opened / retired
 
 
 def chunk_contexts(con: duckdb.DuckDBPyConnection, chunk_ids: Sequence[str] | None = None) -> list[ChunkContext]:
@@ -102,10 +106,13 @@ def annotate_chunks(
             continue
         annotated.append(context.chunk_id)
         rows.extend(annotation_rows(context.chunk_id, result, annotator, config, run_id))
+    replaced = annotated + sorted(stale)
     with transaction(con):
         con.execute("DELETE FROM chunk_annotations WHERE annotator = ? AND chunk_id IN (SELECT unnest(?))",
-                    [annotator.name, annotated + sorted(stale)])
+                    [annotator.name, replaced])
         insert_rows(con, "chunk_annotations", rows)
+        report.versions += record_versions(con, ANNOTATIONS, datetime.now(timezone.utc), run_id,
+                                           {"annotator": [annotator.name], "chunk_id": replaced})
     report.annotated, report.removed = len(annotated), len(stale)
     report.restricted = dict(con.execute(
         "SELECT attribute, count(*) FROM chunk_annotations WHERE annotator = ? AND (value_set IS NOT NULL OR range_min IS NOT NULL) "

@@ -92,17 +92,26 @@ def _first_sentence(paragraph: str) -> str:
 
 # "신청 대상: 2020학년도 이후 입학자", "(대상: 2021–2022학년도 입학생)", "지원 자격: 3학년 이상":
 # a key that announces whom the text is for, wherever it stands in the text.
-_TARGET_KEY = re.compile(
-    r"(?:^|(?<=[\s(（\[-]))(?:신청|지원|참여|적용|모집|수혜|선발|이용)?\s*(?:대상자?|자격)\s*[:：]\s*(?P<value>[^\n)）\]|]+)"
-)
+_TARGET_WORD = r"(?:신청|지원|참여|참가|적용|모집|수혜|선발|이용)?\s*(?:대상자?|자격)"
+_TARGET_KEY = re.compile(rf"(?:^|(?<=[\s(（\[-])){_TARGET_WORD}\s*[:：]\s*(?P<value>[^\n)）\]|]+)")
+_TARGET_CELL = re.compile(rf"^{_TARGET_WORD}$")
 
 
 def target_statements(text: str) -> list[str]:
-    """The values of "대상: …" / "자격: …" keys in `text`; not in table rows, where a "대상"
-    column describes one row (one program among several), not the whole text."""
-    return [m.group("value").strip()
-            for line in text.splitlines() if " | " not in line
-            for m in _TARGET_KEY.finditer(line)]
+    """The values of "대상: …" / "자격: …" keys in `text`. In a table, only a key/value row
+    ("- 구분: 지원 대상 | 내용: 2학년 이상"): a "대상" column of a wider table describes one row
+    (one program among several), not the whole text."""
+    found = []
+    for line in text.splitlines():
+        if " | " not in line:
+            found += [m.group("value").strip() for m in _TARGET_KEY.finditer(line)]
+            continue
+        cells = [c.strip() for c in line.strip().lstrip("-").split(" | ")]
+        if len(cells) == 2:
+            key, value = cells[0].rsplit(":", 1)[-1].strip(), cells[1].split(":", 1)[-1].strip()
+            if _TARGET_CELL.match(key) and value:
+                found.append(value)
+    return found
 
 
 # A document's scope: an eligibility section opening the document ("## 지원 자격", a regulation's

@@ -1,8 +1,9 @@
 """Cut the active documents into chunks, incrementally, with a Kiwi token cache.
 
 A document is re-chunked only when its text or the chunker changed; chunks of documents that are
-no longer active (removed, expired, consolidated) are dropped from `chunks`. Kiwi content
-morphemes are computed once per chunk text (and tokenizer version) and kept in `chunk_tokens`.
+no longer active (removed, expired, consolidated) are dropped from `chunks`, and retired, not
+lost, in `chunk_versions` (written in the same transaction). Kiwi content morphemes are computed
+once per chunk text (and tokenizer version) and kept in `chunk_tokens`.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 import duckdb
 
 from advisor.chunking import chunker, keywords, kiwi_tokens, model
 from advisor.config import InstitutionConfig
+from advisor.history import CHUNKS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, scalar, transaction
 from advisor.versioning import code_version, text_hash
 
@@ -32,6 +35,7 @@ class ChunkReport:
     tokens_computed: int = 0
     tokens_cached: int = 0
     per_kind: Counter = field(default_factory=Counter)
+    versions: Counter = field(default_factory=Counter)  # chunk versions opened / retired
 
 
 def tokenizer_for(config: InstitutionConfig) -> kiwi_tokens.KiwiTokenizer:
@@ -116,6 +120,7 @@ def build_chunks(config: InstitutionConfig, con: duckdb.DuckDBPyConnection, run_
             "SELECT count(*) FROM chunks WHERE doc_id IN (SELECT unnest(?))", [replaced])
         delete_where_in(con, "chunks", "doc_id", replaced)
         insert_rows(con, "chunks", rows)
+        report.versions += record_versions(con, CHUNKS, datetime.now(timezone.utc), run_id, {"doc_id": replaced})
     report.chunks_added = len(rows)
     return report
 

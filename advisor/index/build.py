@@ -10,7 +10,11 @@ reads without DuckDB. The folder is written under a temporary name and published
       embedder/            # the embedder saved itself here (loaded for queries)
       static/  tantivy/  vectors.npy  vectors.usearch
       dynamic/ tantivy/  vectors.npy  vectors.usearch   (vectors.usearch absent when empty)
+      augmented/static/ augmented/dynamic/   # URAG-D: the same chunks indexed by their augmented text
       faq/ intent/ serving.json   # the dialogue's artifacts (serving_artifacts.py, via `finalize`)
+
+The chunk store keeps each chunk's index tokens, so a reader can index the same chunks under other
+labels (advisor/index/relabel.py: the evaluation's true-label system) without Kiwi.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from usearch.index import MetricKind
 
 from advisor.index import fields, layout
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: tokens in the chunk store, optional augmented/ collections
+READABLE_FORMATS = (1, 2)
 COLLECTIONS = ("static", "dynamic")
 MANIFEST = "manifest.json"
 CHUNKS_FILE = "chunks.parquet"
@@ -39,12 +44,25 @@ EMBEDDER_DIR = "embedder"
 TANTIVY_DIR = "tantivy"
 VECTORS_NPY = "vectors.npy"
 VECTORS_USEARCH = "vectors.usearch"
+AUGMENTED_DIR = "augmented"
 
 CHUNK_SCHEMA = {
     "chunk_id": pl.String, "collection": pl.String, "row": pl.Int64, "doc_url": pl.String,
     "title": pl.String, "text": pl.String, "indexed_text": pl.String, "published_on": pl.Date,
     "kind": pl.String, "heading_path": pl.List(pl.String), "page": pl.Int64, "applies_to": pl.String,
+    "tokens": pl.List(pl.String),
 }
+
+
+@dataclass(frozen=True)
+class Augmented:
+    """URAG-D (method.md §B.4): every record's augmented text, its index tokens and vectors, in
+    record order; written as a second set of collections beside the plain ones."""
+
+    method: str  # "extractive" | "llm"
+    texts: Sequence[str]
+    tokens: Sequence[Sequence[str]]
+    vectors: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,7 @@ def write_build(
     lineage: Mapping[str, Any],
     keep: int = 5,
     finalize: Callable[[Path, str], dict] | None = None,
+    augmented: Augmented | None = None,
 ) -> BuildManifest:
     """Write, publish as LATEST and prune. On any error nothing is published and the temporary
     folder is removed; LATEST and earlier builds are untouched.
@@ -85,12 +104,14 @@ def write_build(
     builds_root = Path(builds_root)
     builds_root.mkdir(parents=True, exist_ok=True)
     vectors = _check_inputs(records, vectors, embedder)
+    if augmented is not None:
+        augmented = replace(augmented, vectors=_check_augmented(records, augmented, embedder))
     schema = dict(schema)
-    build_id = layout.new_build_id(_content_hash(records, vectors, embedder, lineage))
+    build_id = layout.new_build_id(_content_hash(records, vectors, embedder, lineage, augmented))
     tmp = layout.tmp_dir(builds_root, build_id)
     try:
         tmp.mkdir()
-        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage)
+        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented)
         if finalize is not None:
             manifest = replace(manifest, serving=_jsonable(finalize(tmp, build_id)))
             _write_manifest(tmp, manifest)
@@ -102,14 +123,21 @@ def write_build(
     return BuildManifest(**{**manifest.to_json(), "directory": str(final)})
 
 
-def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema, lineage) -> BuildManifest:
+def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema, lineage,
+                    augmented: Augmented | None) -> BuildManifest:
     rows = _chunk_rows(records, schema)
     counts = {}
+    files: dict[str, Any] = {"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)}
     for collection in COLLECTIONS:
         positions = [i for i, r in enumerate(rows) if r["collection"] == collection]
         counts[collection] = len(positions)
-        _write_collection(tmp / collection, [rows[i] for i in positions], [records[i]["tokens"] for i in positions],
+        _write_collection(tmp / collection, [rows[i] for i in positions], [rows[i]["tokens"] for i in positions],
                           vectors[positions], schema)
+        if augmented is not None:
+            _write_collection(tmp / AUGMENTED_DIR / collection, [rows[i] for i in positions],
+                              [augmented.tokens[i] for i in positions], augmented.vectors[positions], schema)
+    if augmented is not None:
+        files["augmented"] = {"method": augmented.method, "collections": list(COLLECTIONS)}
     pl.DataFrame(rows, schema=CHUNK_SCHEMA).write_parquet(tmp / CHUNKS_FILE)
     embedder.save(tmp / EMBEDDER_DIR)
     manifest = BuildManifest(
@@ -120,7 +148,7 @@ def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema
         schema=fields.schema_to_json(schema),
         embedder={"name": embedder.name, "version": embedder.version, "dim": int(embedder.dim)},
         lineage=_jsonable(dict(lineage)),
-        files={"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)},
+        files=files,
     )
     # Written last: a folder with a manifest is a finished one (useful when inspecting by hand).
     _write_manifest(tmp, manifest)
@@ -148,6 +176,15 @@ def _check_inputs(records, vectors, embedder) -> np.ndarray:
     return vectors
 
 
+def _check_augmented(records, augmented: Augmented, embedder) -> np.ndarray:
+    vectors = np.ascontiguousarray(augmented.vectors, dtype=np.float32)
+    if not len(augmented.texts) == len(augmented.tokens) == vectors.shape[0] == len(records):
+        raise ValueError("augmented texts, tokens and vectors must have one row per record")
+    if vectors.shape[1] != embedder.dim:
+        raise ValueError(f"augmented vectors have dim {vectors.shape[1]}, the embedder {embedder.dim}")
+    return vectors
+
+
 def _chunk_rows(records, schema) -> list[dict]:
     rows, next_row = [], dict.fromkeys(COLLECTIONS, 0)
     for record in records:
@@ -159,6 +196,7 @@ def _chunk_rows(records, schema) -> list[dict]:
             "indexed_text": record.get("indexed_text") or "", "published_on": _as_date(record.get("published_on")),
             "kind": record.get("kind"), "heading_path": list(record.get("heading_path") or []),
             "page": record.get("page"), "applies_to": fields.applies_to_json(applies_to),
+            "tokens": [t for t in record.get("tokens") or [] if t and not t.isspace()],
         })
         next_row[collection] += 1
     return rows
@@ -172,7 +210,7 @@ def _as_date(value) -> date | None:
     return date.fromisoformat(str(value)[:10])
 
 
-def _content_hash(records, vectors: np.ndarray, embedder, lineage) -> str:
+def _content_hash(records, vectors: np.ndarray, embedder, lineage, augmented: Augmented | None = None) -> str:
     digest = hashlib.sha256()
     for record in records:
         digest.update(json.dumps([record["chunk_id"], record.get("indexed_text"), record.get("text"),
@@ -181,6 +219,8 @@ def _content_hash(records, vectors: np.ndarray, embedder, lineage) -> str:
     digest.update(vectors.tobytes())
     digest.update(f"{embedder.name}|{embedder.version}".encode())
     digest.update(json.dumps(_jsonable(dict(lineage)), sort_keys=True).encode())
+    if augmented is not None:
+        digest.update(json.dumps([augmented.method, list(augmented.texts)], ensure_ascii=False).encode())
     return digest.hexdigest()
 
 
@@ -213,7 +253,7 @@ def register_tokenizer(index: tantivy.Index) -> None:
 
 def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: np.ndarray, schema: Mapping) -> None:
     (directory / TANTIVY_DIR).mkdir(parents=True)
-    _write_tantivy(directory / TANTIVY_DIR, rows, tokens, schema)
+    bm25_index(directory / TANTIVY_DIR, rows, tokens, schema)
     np.save(directory / VECTORS_NPY, vectors)
     if len(rows):
         index = UsearchIndex(ndim=vectors.shape[1], metric=MetricKind.Cos, dtype="f32")
@@ -221,8 +261,9 @@ def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: 
         index.save(str(directory / VECTORS_USEARCH))
 
 
-def _write_tantivy(directory: Path, rows: list[dict], tokens: list, schema: Mapping) -> None:
-    index = tantivy.Index(tantivy_schema(schema), path=str(directory))
+def bm25_index(directory: Path | None, rows: list[dict], tokens: list, schema: Mapping) -> tantivy.Index:
+    """The BM25 index of `rows` (in RAM when `directory` is None), committed."""
+    index = tantivy.Index(tantivy_schema(schema), path=None if directory is None else str(directory))
     register_tokenizer(index)
     # One thread: one segment in insertion order, and a deterministic index for the same input.
     writer = index.writer(heap_size=64_000_000, num_threads=1)
@@ -230,13 +271,15 @@ def _write_tantivy(directory: Path, rows: list[dict], tokens: list, schema: Mapp
         writer.add_document(_document(row, row_tokens, schema))
     writer.commit()
     writer.wait_merging_threads()
+    index.reload()
+    return index
 
 
 def _document(row: dict, tokens: Sequence[str], schema: Mapping) -> tantivy.Document:
     doc = tantivy.Document()
     doc.add_integer(fields.ROW_FIELD, row["row"])
     doc.add_text(fields.BODY_FIELD, " ".join(t for t in tokens if t and not t.isspace()))
-    applies_to = json.loads(row["applies_to"])
+    applies_to = json.loads(row["applies_to"]) if isinstance(row["applies_to"], str) else row["applies_to"]
     for name, attribute in schema.items():
         value = applies_to.get(name)
         if fields.is_categorical(attribute):

@@ -1,8 +1,10 @@
 """Build and publish an index build from the lakehouse (the `index_build` asset's logic).
 
-Inputs: chunks, their cached Kiwi tokens, one annotator's annotations. BM25 sees the indexed text
-(the topic / title / keyword prefix, then the chunk: the prefix helps lexical matching, method
-§A.3); the embedder sees the same text. An unchanged input (same chunks, annotations, tokenizer,
+Inputs: chunks, their cached Kiwi tokens, one annotator's annotations, and the URAG-D augmented
+texts. BM25 sees the indexed text (the topic / title / keyword prefix, then the chunk: the prefix
+helps lexical matching, method §A.3); the embedder sees the same text. Beside the plain indexes the
+build holds a second set over the augmented texts (URAG-D, method §B.4: what the `urag` system
+searches), with the LLM's rewriting where there is one, else the extractive summary. An unchanged input (same chunks, annotations, tokenizer,
 embedder choice and code) publishes nothing new: the latest build already serves it.
 """
 
@@ -49,6 +51,8 @@ def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_
         scalar(con, """SELECT string_agg(concat_ws(',', chunk_id, attribute, annotator_version, value_set::VARCHAR,
                                           range_min, range_max), '|' ORDER BY chunk_id, attribute)
                        FROM chunk_annotations WHERE annotator = ?""", [annotator]),
+        scalar(con, "SELECT string_agg(chunk_id || method || md5(augmented_text), '|' ORDER BY chunk_id, method) "
+                    "FROM chunk_augmentations"),
         tokenizer_version, embedder_choice, code_version(build, index_records),
     ):
         digest.update(str(part).encode())
@@ -61,6 +65,17 @@ def _serving_code_version() -> str:
     from serving.faq import calibrate, paraphrase, store
 
     return code_version(serving_artifacts, classifier, calibrate, paraphrase, store)
+
+
+def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], embedder) -> build.Augmented:
+    """Each record's URAG-D text (the LLM's rewriting where there is one, else the extractive one;
+    a chunk not augmented yet keeps its indexed text), tokenized through the token cache."""
+    chosen = dict(con.execute("""SELECT chunk_id, arg_max(augmented_text, method = 'llm') FROM chunk_augmentations
+                                 GROUP BY chunk_id""").fetchall())
+    methods = sorted({m for (m,) in con.execute("SELECT DISTINCT method FROM chunk_augmentations").fetchall()})
+    texts = [chosen.get(r["chunk_id"], r["indexed_text"]) for r in records]
+    tokens = [[form for form, _ in found] for found in cached_tokens(con, tokenizer, texts)]
+    return build.Augmented("+".join(methods) or "none", texts, tokens, embedder.embed(texts, tokens))
 
 
 def _latest_fingerprint(builds_root: Path) -> tuple[str, Path] | None:
@@ -102,6 +117,7 @@ def build_index(
     tokens = [r["tokens"] for r in records]
     embedder = make_embedder(texts, tokens)
     vectors = embedder.embed(texts, tokens)
+    augmented = _augmented(con, tokenizer, records, embedder)
     lineage = {
         "run_id": run_id,
         "input_fingerprint": fingerprint,
@@ -123,7 +139,7 @@ def build_index(
         return summary
 
     manifest = build.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
-                                 keep=config.pipeline.keep_builds, finalize=finalize)
+                                 keep=config.pipeline.keep_builds, finalize=finalize, augmented=augmented)
     insert_rows(con, "faq_threshold_sweep", sweep)
     insert_rows(con, "index_builds", [{
         "build_id": manifest.build_id, "built_at": datetime.fromisoformat(manifest.built_at), "path": manifest.directory,
@@ -133,5 +149,7 @@ def build_index(
         "chunks_static": manifest.counts.get("static", 0), "chunks_dynamic": manifest.counts.get("dynamic", 0),
         "manifest": json.dumps(manifest.to_json(), ensure_ascii=False, default=str),
     }])
+    insert_rows(con, "index_build_chunks", [  # the build's chunks, for lineage joins (advisor/history.py)
+        {"build_id": manifest.build_id, "chunk_id": r["chunk_id"], "collection": r["collection"]} for r in records])
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
     return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds, manifest.serving)

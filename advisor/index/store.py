@@ -7,7 +7,7 @@ its write lock at any time; see tech-notes, DuckDB).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -47,10 +47,17 @@ class IndexBuild:
     schema: fields.Schema  # the profile schema the annotations were written against
     embedder: object
     collections: dict[str, Collection]
+    # URAG-D: the same chunks (same rows) indexed by their augmented text; empty when not built
+    augmented: dict[str, Collection] = field(default_factory=dict)
 
     @property
     def build_id(self) -> str:
         return self.manifest["build_id"]
+
+    def over(self, collections: dict[str, Collection]) -> "IndexBuild":
+        """This build searching other collections of the same chunks (the augmented ones, or the
+        plain ones under other labels): what a Retriever takes."""
+        return replace(self, collections=collections)
 
 
 def _default_loader(directory: Path):
@@ -62,19 +69,21 @@ def _default_loader(directory: Path):
 def load_build(build_dir: Path, load_embedder: Callable[[Path], object] = _default_loader) -> IndexBuild:
     build_dir = Path(build_dir)
     manifest = json.loads((build_dir / b.MANIFEST).read_text(encoding="utf-8"))
-    if manifest.get("format_version") != b.FORMAT_VERSION:
-        raise ValueError(f"{build_dir}: index format {manifest.get('format_version')}, this code reads {b.FORMAT_VERSION}")
+    if manifest.get("format_version") not in b.READABLE_FORMATS:
+        raise ValueError(f"{build_dir}: index format {manifest.get('format_version')}, this code reads "
+                         f"{', '.join(map(str, b.READABLE_FORMATS))}: materialize index_build again")
     chunks = pl.read_parquet(build_dir / b.CHUNKS_FILE)
-    collections = {
-        name: _load_collection(build_dir / name, name, chunks.filter(pl.col("collection") == name).sort("row"))
-        for name in manifest["files"]["collections"]
-    }
+    per_collection = {name: chunks.filter(pl.col("collection") == name).sort("row")
+                      for name in manifest["files"]["collections"]}
+    augmented = (manifest["files"].get("augmented") or {}).get("collections", [])
     return IndexBuild(
         directory=build_dir,
         manifest=manifest,
         schema=fields.schema_from_json(manifest["schema"]),
         embedder=load_embedder(build_dir / b.EMBEDDER_DIR),
-        collections=collections,
+        collections={name: _load_collection(build_dir / name, name, rows) for name, rows in per_collection.items()},
+        augmented={name: _load_collection(build_dir / b.AUGMENTED_DIR / name, name, per_collection[name])
+                   for name in augmented},
     )
 
 

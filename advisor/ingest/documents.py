@@ -4,6 +4,7 @@ One HTML page or PDF becomes one document; an FAQ page becomes one document per 
 interfaces.md §3). Work is skipped when the bytes and the cleaner (code + the source's config) are
 unchanged. A page that fails to parse keeps the documents it produced before. Statuses are then
 recomputed over the whole table: removed pages, expired notices, consolidated FAQ duplicates.
+Every write also brings `document_versions` up to date, in the same transaction.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from advisor.config import InstitutionConfig, Source
 from advisor.ingest import dates, encoding, faq, html_text, pdf_text
 from advisor.ingest.errors import DocumentError
 from advisor.ingest.raw_store import RawStore
+from advisor.history import DOCUMENTS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
 from advisor.versioning import code_version, text_hash
 
@@ -43,6 +45,7 @@ class CleanReport:
     failures: list[dict] = field(default_factory=list)
     status_counts: Counter = field(default_factory=Counter)
     status_changes: int = 0
+    versions: Counter = field(default_factory=Counter)  # document versions opened / retired
 
 
 def doc_id(url: str) -> str:
@@ -128,7 +131,7 @@ def clean_documents(
     ).pl().to_dicts()
     existing = Counter(r[0] for r in con.execute("SELECT source_url FROM documents").fetchall())
 
-    batch = _Batch()
+    batch = _Batch(run_id, report)
     for raw in raws:
         source = sources.get(raw["source"])
         if source is None:
@@ -153,17 +156,22 @@ WRITE_BATCH = 200  # pages per lakehouse write: one transaction each, bounded me
 class _Batch:
     """Rows of parsed pages waiting to be written together (a write per page costs ~20 ms)."""
 
+    run_id: str
+    report: CleanReport
     documents: list[dict] = field(default_factory=list)
     cleaned: list[dict] = field(default_factory=list)
     failures: list[dict] = field(default_factory=list)
 
     def write(self, con: duckdb.DuckDBPyConnection) -> None:
-        with transaction(con):  # a page's documents and its 'cleaned' mark land together
-            delete_where_in(con, "documents", "url", [r["url"] for r in self.documents])
+        urls = [r["url"] for r in self.documents]
+        with transaction(con):  # a page's documents, its 'cleaned' mark and their history land together
+            delete_where_in(con, "documents", "url", urls)
             insert_rows(con, "documents", self.documents)
             delete_where_in(con, "cleaned_sources", "source_url", [r["source_url"] for r in self.cleaned])
             insert_rows(con, "cleaned_sources", self.cleaned)
             insert_rows(con, "ingest_failures", self.failures)
+            self.report.versions += record_versions(con, DOCUMENTS, datetime.now(timezone.utc), self.run_id,
+                                                    {"url": urls})
         self.documents, self.cleaned, self.failures = [], [], []
 
 
@@ -258,9 +266,12 @@ def _update_statuses(con, config: InstitutionConfig, today: date, run_id: str, r
                                               "alias_urls": pl.List(pl.String)})
         con.register("_status_changes", frame.to_arrow())
         try:
-            con.execute(
-                """UPDATE documents SET status = c.status, duplicate_of = c.duplicate_of, alias_urls = c.alias_urls
-                   FROM _status_changes c WHERE documents.url = c.url"""
-            )
+            with transaction(con):  # a document removed (or back) retires (or reopens) its version
+                con.execute(
+                    """UPDATE documents SET status = c.status, duplicate_of = c.duplicate_of, alias_urls = c.alias_urls
+                       FROM _status_changes c WHERE documents.url = c.url"""
+                )
+                report.versions += record_versions(con, DOCUMENTS, datetime.now(timezone.utc), run_id,
+                                                   {"url": [c["url"] for c in changes]})
         finally:
             con.unregister("_status_changes")

@@ -99,6 +99,15 @@ def _dl_children(dl: LexborNode):
             yield from _dl_children(child)
 
 
+def _question_text(node: LexborNode) -> str:
+    """The question's text. Accordions put it in the toggle ``<button>`` ("<h3><button>Q
+    휴학은 …</button></h3>"), whose text the page renderer skips as a control label: here the
+    button IS the question, so buttons inside the question element are read as plain text."""
+    for button in css(node, "button"):
+        button.unwrap()
+    return inline_text(node)
+
+
 def _answer_text(item: _Item) -> str:
     if item.answers:
         text = "\n\n".join(t for t in (render_text(a) for a in item.answers) if t)
@@ -130,7 +139,7 @@ def split_faq(html: str, page_url: str, selectors: Selectors) -> list[FaqEntry]:
     entries = []
     for position, item in enumerate(items, start=1):
         anchor = (item.element.attributes.get("id") or "").strip() or f"faq-{position}"
-        question = inline_text(item.question) if item.question is not None else ""
+        question = _question_text(item.question) if item.question is not None else ""
         question = _Q_PREFIX.sub("", question).strip()
         answer = _answer_text(item) if question else ""
         if question and answer:

@@ -1,8 +1,13 @@
 """Serve a static site folder on loopback while the crawler runs.
 
-The crawler then exercises the same HTTP path (status codes, conditional GET, robots.txt) on the
-demo college as on a real university site. ETags are content hashes and Last-Modified comes from
+The crawler then exercises the same HTTP path (status codes, conditional GET, robots.txt) on a
+bundled site as on a real university site. ETags are content hashes and Last-Modified comes from
 file mtimes, so an unchanged site answers a re-crawl with 304s.
+
+The folder may be a mirror saved by ``wget --mirror [--adjust-extension]``: a dynamic page
+``/bbs/view.php?no=12`` is then the file ``bbs/view.php?no=12`` (or ``…?no=12.html``), and
+``/index.php`` may be ``index.php.html``. Such names are looked up only when no plain file
+matches, so an ordinary static folder is served exactly as before.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import http.server
+import importlib
 import io
 import threading
 from contextlib import contextmanager
@@ -17,6 +23,7 @@ from datetime import date
 from functools import partial
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import unquote, urlsplit
 
 from advisor.config import LocalSite
 
@@ -27,11 +34,13 @@ class _StaticHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_head(self):  # type: ignore[override]
         path = Path(self.translate_path(self.path))
+        query = unquote(urlsplit(self.path).query)
         if path.is_dir():
             if not self.path.split("?", 1)[0].endswith("/"):
                 return super().send_head()  # SimpleHTTPRequestHandler's redirect to "dir/"
             path = path / "index.html"
-        if not path.is_file():
+        path = _mirrored(path, query)
+        if path is None:
             self.send_error(404, "File not found")
             return None
         data = path.read_bytes()
@@ -64,6 +73,16 @@ class _StaticHandler(http.server.SimpleHTTPRequestHandler):
         return False
 
 
+def _mirrored(path: Path, query: str) -> Path | None:
+    """The file that holds ``path`` (+ ``?query``): the name wget gives the page with its query,
+    else the plain file (a static site ignores queries such as ``?v=3``), else ``name.html``."""
+    candidates = []
+    if query and not any(c in query for c in "/\\\0"):  # a file name, never a way out of the folder
+        candidates += [path.with_name(f"{path.name}?{query}"), path.with_name(f"{path.name}?{query}.html")]
+    candidates += [path, path.with_name(path.name + ".html")]
+    return next((c for c in candidates if c.is_file()), None)
+
+
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -89,11 +108,28 @@ def serve_directory(directory: Path, host: str = "127.0.0.1", port: int = 0) -> 
         thread.join(timeout=5)
 
 
+# The bundled site generators `local_site.generate` may name: each module has
+# `build_site(root, as_of)` writing `root/<SITE_DIR_NAME>` (and a ground-truth manifest beside it).
+GENERATORS = {
+    "demo_college": "advisor.demo_college",
+    "business_college": "advisor.business_college",
+}
+
+
+def generate_site(name: str, root: Path, today: date) -> Path:
+    """Build the bundled site `name` under `root`; returns the folder to serve."""
+    if name not in GENERATORS:
+        raise ValueError(f"unknown bundled site {name!r}; known: {', '.join(sorted(GENERATORS))}")
+    module = importlib.import_module(GENERATORS[name])
+    module.build_site(root, as_of=today.replace(day=1))
+    return root / module.SITE_DIR_NAME
+
+
 @contextmanager
 def local_site(settings: LocalSite | None, warehouse: Path, today: date) -> Iterator[str | None]:
     """Build (when asked) and serve the config's local site for the length of a crawl.
 
-    The demo college is re-dated on the first of each month, so its board stays current while
+    A bundled site is re-dated on the first of each month, so its boards stay current while
     staying byte-identical — and answering 304s — for every run within a month.
     """
     if settings is None:
@@ -102,10 +138,7 @@ def local_site(settings: LocalSite | None, warehouse: Path, today: date) -> Iter
     root = Path(settings.directory)
     if not root.is_absolute():
         root = Path(warehouse) / root
-    if settings.generate == "demo_college":
-        from advisor.demo_college import SITE_DIR_NAME, build_site
-
-        build_site(root, as_of=today.replace(day=1))
-        root = root / SITE_DIR_NAME
+    if settings.generate is not None:
+        root = generate_site(settings.generate, root, today)
     with serve_directory(root, settings.host, settings.port) as base_url:
         yield base_url

@@ -3,7 +3,8 @@
 A page fetched before is asked for with a conditional GET; unchanged bytes leave its row exactly as
 it was (same fetch time, same run id), so a no-change re-run leaves the table identical. A page is
 marked removed only when the server says it is gone (404/410), when it now redirects elsewhere, or
-when the config or robots.txt no longer covers it; a failed fetch never loses what is stored.
+when the config or robots.txt no longer covers it; a failed fetch never loses what is stored. Each
+source's rows, crawl log and fetch history (`raw_document_versions`) are written in one transaction.
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 import duckdb
 
 from advisor.config import InstitutionConfig
 from advisor.ingest.crawler import Crawler, Fetch, KnownPage
 from advisor.ingest.raw_store import RawStore
-from advisor.lakehouse import insert_rows, replace_rows
+from advisor.history import RAW, record_versions
+from advisor.lakehouse import delete_where_in, insert_rows, transaction
 
 REMOVING_OUTCOMES = {"gone", "redirected", "out_of_scope"}
 
@@ -28,6 +31,7 @@ class CrawlReport:
     failures: list[dict] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     truncated_sources: list[str] = field(default_factory=list)
+    versions: Counter = field(default_factory=Counter)  # fetch versions opened / retired
 
     def counts(self) -> dict:
         return {
@@ -37,6 +41,13 @@ class CrawlReport:
             "rows_removed": len(self.removed),
             "failures": len(self.failures),
         }
+
+
+def missing_versioned_bytes(con: duckdb.DuckDBPyConnection, store: RawStore) -> list[str]:
+    """Content hashes of fetch versions whose bytes are no longer in the store. The store is
+    append-only (nothing prunes it), so this stays empty unless someone deleted files by hand."""
+    hashes = [h for (h,) in con.execute("SELECT DISTINCT content_hash FROM raw_document_versions ORDER BY 1").fetchall()]
+    return [h for h in hashes if not store.has(h)]
 
 
 def _known_pages(con: duckdb.DuckDBPyConnection, source: str) -> tuple[dict[str, KnownPage], dict[str, tuple]]:
@@ -130,13 +141,18 @@ def _persist(con, fetches, known, source_kind, collection, store, run_id, report
                 "reason": fetch.reason or fetch.outcome, "detail": fetch.detail,
                 "http_status": fetch.http_status, "occurred_at": fetch.fetched_at,
             })
-    replace_rows(con, "raw_documents", "url", [r["url"] for r in changed_rows], changed_rows)
-    for url, reason, at in removals:
-        con.execute(
-            "UPDATE raw_documents SET removed_at = ?, removed_reason = ?, removed_run_id = ? WHERE url = ?",
-            [at, reason, run_id, url],
-        )
-        report.removed.append(url)
-    insert_rows(con, "crawl_log", [_log_row(f, run_id) for f in fetches])
-    insert_rows(con, "ingest_failures", failures)
+    changed = [r["url"] for r in changed_rows]
+    with transaction(con):
+        delete_where_in(con, "raw_documents", "url", changed)
+        insert_rows(con, "raw_documents", changed_rows)
+        for url, reason, at in removals:
+            con.execute(
+                "UPDATE raw_documents SET removed_at = ?, removed_reason = ?, removed_run_id = ? WHERE url = ?",
+                [at, reason, run_id, url],
+            )
+        insert_rows(con, "crawl_log", [_log_row(f, run_id) for f in fetches])
+        insert_rows(con, "ingest_failures", failures)
+        report.versions += record_versions(con, RAW, datetime.now(timezone.utc), run_id,
+                                           {"url": changed + [url for url, _, _ in removals]})
+    report.removed.extend(url for url, _, _ in removals)
     report.failures.extend(failures)

@@ -56,6 +56,7 @@ class DialogueSettings:
     # An attribute is needed up front when at least this rank-weighted share of the candidates
     # depends on it: a third means "a substantial part of the likely answers differ by it".
     need_share: float = 1 / 3
+    need_documents: int | None = None  # the best candidate documents that decide (None: all of them)
     faq_candidates: int = 20  # URAG: the top 20 FAQ entries are considered
     # One evidence-driven follow-up turn per message (the paper's step 8), for documents and FAQ
     # entries alike; False is the "without re-retrieval" ablation: answer from the first retrieval.
@@ -151,15 +152,19 @@ class Advisor:
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
         initialized = self._profile_init.initialize(message) if self._profile_init is not None else None
         stated = self.stated.read(message) if initialized is None else initialized[1]
+        taken = {}
         for name, value in stated.items():
             try:
                 value = profiling.canonical_answer(name, value, self.schema)
             except DialogueInputError:
                 continue  # an LLM's value outside the schema: dropped, never guessed
             if value is not None:
-                session.known[name] = value
+                session.known[name] = taken[name] = value
                 session.declined.discard(name)
                 pending.relevant |= {name}
+        if taken:
+            pending.search_text = self.stated.without(message, taken)
+            pending.trace["search_text"] = pending.search_text
         pending.trace["profiling"] = "rules" if initialized is None else "llm"
         qualifying = self._faq_matches(pending, session)
         if qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying):
@@ -172,7 +177,14 @@ class Advisor:
             # own filter would hide the near-duplicates that differ by department or cohort
             candidates = self._retrieve(pending, session, today, hard=False)
             pending.relevant |= set(profiling.relevant_attributes(candidates.chunks, self.doc_limits, self.schema,
-                                                                  self.settings.need_share))
+                                                                  self.settings.need_share,
+                                                                  self.settings.need_documents))
+            if self.settings.evidence_follow_up:
+                # what the best passages for anyone depend on, where the session already knows it
+                # (an earlier answer, or every value up front): written now, as the evidence
+                # question would have made it, instead of being filtered by silently
+                pending.relevant |= set(evidence_attributes(select_evidence(candidates.chunks), self.schema,
+                                                            lambda name: name in session.known))
         needed = profiling.unsettled(pending.relevant, self.schema, session)
         if needed:
             return self._ask(session, pending, needed)
@@ -211,7 +223,7 @@ class Advisor:
             pending.relevant |= set(known_but_unwritten)
             result = self._retrieve(pending, session, today)
             evidence = select_evidence(result.chunks)
-        if not evidence or not self._qualifies(pending.message, evidence):
+        if not evidence or not self._qualifies(pending.query, evidence):
             return self._finish(session, pending, self._fallback(pending, session))
         follow_up = follow_up_attributes(evidence, session, self.schema)
         if follow_up and can_follow_up and self.settings.evidence_follow_up:
@@ -232,7 +244,7 @@ class Advisor:
             pending.trace["time_sensitive_llm"] = (self._time_classifier.classify([pending.message])[0]
                                                    if self._time_classifier is not None else None)
         time_sensitive = pending.trace["time_sensitive_llm"]  # None: the word rule decides
-        result = self.retriever.search(pending.message, session.known, mode="hybrid", k=self.settings.k,
+        result = self.retriever.search(pending.query, session.known, mode="hybrid", k=self.settings.k,
                                        soft=pending.relevant, hard=hard, time_sensitive=time_sensitive, today=today)
         pending.trace["retrievals"].append({"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
                                             "doc_urls": [c.doc_url for c in result.chunks]})
@@ -264,9 +276,9 @@ class Advisor:
         threshold = self.thresholds.get("faq_threshold")
         if self.faq_store is None or threshold is None:
             return []
-        matches = self.faq_store.search(self._faq_vector(pending.message), session.known,
+        matches = self.faq_store.search(self._faq_vector(pending.query), session.known,
                                         k=self.settings.faq_candidates,
-                                        query_tokens=self._message_terms(pending.message)[1])
+                                        query_tokens=self._message_terms(pending.query)[1])
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         return [m for m in matches if m.score >= threshold]

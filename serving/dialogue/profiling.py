@@ -39,15 +39,23 @@ class DialogueInputError(ValueError):
 
 # ----------------------------------------------------------------------------- needed attributes
 
-def document_constraints(chunk_stores: Iterable[Sequence[tuple[str, Mapping]]]) -> dict[str, frozenset[str]]:
-    """doc_url -> the attributes every chunk of the document is limited on. An FAQ entry is a
-    document of its own (its URL has the entry's #id), so all its limits count."""
-    seen: dict[str, set[str]] = {}
+def document_constraints(chunk_stores: Iterable[Sequence[tuple[str, Mapping]]]) -> dict[str, dict[str, frozenset]]:
+    """doc_url -> {attribute: the values its chunks are limited to} for the attributes every chunk
+    of the document is limited on. An FAQ entry is a document of its own (its URL has the entry's
+    #id), so all its limits count."""
+    seen: dict[str, dict[str, set]] = {}
     for store in chunk_stores:
         for doc_url, applies_to in store:
-            limited = {name for name, value in applies_to.items() if value is not None}
-            seen[doc_url] = limited if doc_url not in seen else seen[doc_url] & limited
-    return {url: frozenset(limited) for url, limited in seen.items()}
+            limits = {name: _key(value) for name, value in applies_to.items() if value is not None}
+            if doc_url not in seen:
+                seen[doc_url] = {name: {key} for name, key in limits.items()}
+            else:
+                seen[doc_url] = {name: keys | {limits[name]} for name, keys in seen[doc_url].items() if name in limits}
+    return {url: {name: frozenset(keys) for name, keys in limits.items()} for url, limits in seen.items()}
+
+
+def _key(value) -> tuple:
+    return tuple(value)
 
 
 def unsettled(attributes: Iterable[str], schema: fields.Schema, session: Session) -> list[str]:
@@ -57,25 +65,31 @@ def unsettled(attributes: Iterable[str], schema: fields.Schema, session: Session
 
 
 def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
-                        schema: fields.Schema, share: float = 1 / 3) -> list[str]:
-    """Attributes that a rank-weighted share of the candidates' documents are limited on, in schema
-    order (the order questions are asked): what the question depends on. Each document counts
-    once, weighted 1/k for the k-th distinct document: one long page's many sections must not
-    outvote the near-duplicates that differ by whom they apply to."""
+                        schema: fields.Schema, share: float = 1 / 3, documents: int | None = None) -> list[str]:
+    """Attributes that a rank-weighted share of the candidates' best `documents` documents (all
+    when None) are limited on, in schema order (the order questions are asked): what the question
+    depends on. Each document counts once, weighted 1/k for the k-th distinct document: one long
+    page's many sections must not outvote the near-duplicates that differ by whom they apply to."""
     weights: dict[str, float] = defaultdict(float)
+    values: dict[str, set] = defaultdict(set)
     total = 0.0
     seen: set[str] = set()
     for chunk in candidates:
         if chunk.doc_url in seen:
             continue
+        if documents is not None and len(seen) == documents:
+            break
         seen.add(chunk.doc_url)
         weight = 1.0 / len(seen)
         total += weight
-        for name in doc_limits.get(chunk.doc_url, ()):
+        for name, keys in doc_limits.get(chunk.doc_url, {}).items():
             weights[name] += weight
+            values[name] |= keys
     if not total:
         return []
-    return [name for name in schema if weights[name] / total >= share]
+    # near-duplicates for DIFFERENT students make an attribute matter; documents all written for
+    # the same students (or one stray limited page) do not
+    return [name for name in schema if weights[name] / total >= share and len(values[name]) >= 2]
 
 
 def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted=lambda name: True) -> list[str]:
@@ -97,8 +111,7 @@ def question_for(name: str, schema: fields.Schema, params: RetrievalParams, reas
     if fields.is_categorical(attribute):
         options = [Option(value, attribute.label(value)) for value in attribute.values]
     else:
-        template = dict(params.attribute_formats).get(name) or dict(params.type_formats).get(attribute.type, "{value}")
-        options = [Option(v, template.format(value=v)) for v in range(attribute.min, attribute.max + 1)]
+        options = [Option(v, attribute.value_text(v)) for v in range(attribute.min, attribute.max + 1)]
     return Question(attribute=name, question=attribute.question, options=options, reason=reason)
 
 
@@ -184,3 +197,19 @@ class StatedValues:
             if not fields.is_categorical(attribute) and value and value[0] == value[-1]:
                 stated.setdefault(name, int(value[0]))  # "21학번", "3학년": one value, not a range
         return stated
+
+    def without(self, message: str, stated: Mapping[str, Any]) -> str:
+        """The message without the words that state `stated` ("컴퓨터학과 21학번인데요, 전공 몇 학점?" ->
+        "요, 전공 몇 학점?"): who asks goes to the profile, and searched as words it would pull in
+        every page that names the department or a year. The message itself when nothing is left."""
+        spans = [m.span() for name, canonical, pattern in self._categorical if stated.get(name) == canonical
+                 for m in pattern.finditer(message)]
+        for name, extractor in self.reader.extractors.items():
+            if name in stated and hasattr(extractor, "ranges_in"):
+                spans += [(r.start, r.end) for r in extractor.ranges_in(message) if r.low == r.high == stated[name]]
+        kept, end = [], 0
+        for start, stop in sorted(spans):
+            kept.append(message[end:max(start, end)])
+            end = max(end, stop)
+        rest = re.sub(r"\s+", " ", "".join(kept) + message[end:]).strip(" ,.")
+        return rest if re.search(r"[가-힣A-Za-z]{2}", rest) else message

@@ -20,6 +20,13 @@ class Pending:
     # evidence is limited on): the soft prefix writes only these known values
     relevant: frozenset[str] = frozenset()
     trace: dict = field(default_factory=dict)  # what happened, for evaluation (never sent over HTTP)
+    # what is searched: the message without the words that state the student's own profile
+    # (those are in the profile now); the message itself when it states nothing
+    search_text: str = ""
+
+    @property
+    def query(self) -> str:
+        return self.search_text or self.message
 
 
 @dataclass

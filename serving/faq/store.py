@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -185,6 +185,7 @@ class FAQStore:
         self.entries, self.vectors, self.schema = list(entries), np.asarray(vectors, dtype=np.float32), schema
         self.meta = meta or {}
         self._eligibility = EligibilityTable([e.applies_to for e in self.entries], schema)
+        self._tokens = question_tokens
         self._terms = [frozenset(t) for t in question_tokens] if question_tokens is not None else None
         frequency: dict[str, int] = {}
         for terms in self._terms or ():
@@ -214,6 +215,17 @@ class FAQStore:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def relabelled(self, labels: Mapping[str, Mapping]) -> "FAQStore":
+        """The same entries and vectors, each entry applying to whom `labels` (chunk id -> record)
+        says its chunks apply to; an entry none of whose chunks is labelled keeps its own record.
+        (The evaluation's true-label system: the FAQ tier filtered by the truth.)"""
+        entries = []
+        for entry in self.entries:
+            given = [labels[c] for c in entry.chunk_ids if c in labels]
+            applies_to = union_applies_to(given, self.schema) if given else entry.applies_to
+            entries.append(replace(entry, applies_to=applies_to))
+        return FAQStore(entries, self.vectors, self.schema, self.meta, self._tokens)
 
     def check_embedder(self, embedder) -> None:
         """Question vectors and query vectors must come from one model, or cosines mean nothing."""

@@ -41,10 +41,6 @@ class RetrievalParams:
     #   so by default only the dense search reads the prefix and BM25 the question's own words.
     specificity: bool = True
     prefix_in_bm25: bool = False
-    # Soft augmentation: how a known range value is written. Per attribute first, then per type;
-    # categorical values use the schema's button label (InstitutionConfig labels).
-    attribute_formats: tuple[tuple[str, str], ...] = (("admission_year", "{value}학번"), ("grade", "{value}학년"))
-    type_formats: tuple[tuple[str, str], ...] = (("year", "{value}학번"), ("integer", "{value}"))
     extra: dict = field(default_factory=dict, compare=False)  # free-form notes recorded with a run
 
 

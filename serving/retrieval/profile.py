@@ -57,9 +57,9 @@ def _canonical_value(value: str, attribute) -> str:
     return value  # unknown value: still known, so it conflicts with every other annotated value
 
 
-def profile_prefix(known: Known, schema: fields.Schema, params: RetrievalParams) -> str:
-    """Soft augmentation text, e.g. "컴퓨터학과 2021학번 3학년" (schema order)."""
-    per_attribute, per_type = dict(params.attribute_formats), dict(params.type_formats)
+def profile_prefix(known: Known, schema: fields.Schema, params: RetrievalParams | None = None) -> str:
+    """Soft augmentation text, e.g. "컴퓨터학과 2021학번 3학년" (schema order): categorical values
+    by their button label, numbers with the unit their question asks in."""
     parts = []
     for name, attribute in schema.items():
         if name not in known:
@@ -68,8 +68,7 @@ def profile_prefix(known: Known, schema: fields.Schema, params: RetrievalParams)
         if fields.is_categorical(attribute):
             parts.append(attribute.label(value) if value in attribute.values else value)
         else:
-            template = per_attribute.get(name) or per_type.get(attribute.type, "{value}")
-            parts.append(template.format(value=value))
+            parts.append(attribute.value_text(value))
     return " ".join(parts)
 
 

@@ -36,6 +36,7 @@ class _Query:
     vector: np.ndarray | None
     known: prof.Known
     soft: bool = True  # soft augmentation on: the prefix and the specificity ranking
+    written: prof.Known | None = None  # the known values the prefix writes: what specificity ranks by
 
 
 class Retriever:
@@ -92,7 +93,8 @@ class Retriever:
     # ------------------------------------------------------------------ preparation
     def _prepare(self, queries: Sequence[str], profiles: Sequence[Mapping | None], mode: str, soft: Soft) -> list[_Query]:
         known = [prof.known_profile(p, self.schema) for p in profiles]
-        prefixes = [prof.profile_prefix(_written(kn, soft), self.schema, self.params) for kn in known]
+        written = [_written(kn, soft) for kn in known]
+        prefixes = [prof.profile_prefix(w, self.schema, self.params) for w in written]
         texts = [f"{prefix} {query}".strip() for prefix, query in zip(prefixes, queries)]
         # the embedder reads the prefixed text; BM25 the question's own words unless the params say
         # otherwise: what is needed is tokenized in one call
@@ -104,8 +106,8 @@ class Retriever:
         vectors = (self.build.embedder.embed(texts, found[:len(texts)]) if embedded and texts
                    else [None] * len(texts))
         on = soft is True or isinstance(soft, Set)  # an empty set writes nothing but stays on
-        return [_Query(q, t, p, list(tk), v, kn, on)
-                for q, t, p, tk, v, kn in zip(queries, texts, prefixes, tokens, vectors, known)]
+        return [_Query(q, t, p, list(tk), v, kn, on, w)
+                for q, t, p, tk, v, kn, w in zip(queries, texts, prefixes, tokens, vectors, known, written)]
 
     def _dense_scores(self, q: _Query, mode: str) -> dict[str, np.ndarray]:
         """Cosine of the query with every chunk, once per query (shared by the filtered search and
@@ -126,8 +128,10 @@ class Retriever:
         if mode == "dense":
             return [Hit(row, score, dense_rank=i) for i, (row, score) in enumerate(semantic, 1)]
         rankings = [lexical, semantic]
-        if q.soft and q.known and self.params.specificity:
-            rankings.append(self._specific(collection, fusion.rrf(rankings, self.params.rrf_k), q.known, hard))
+        if q.soft and q.written and self.params.specificity:
+            # only what the question depends on: a student's grade does not make a notice for
+            # their grade the answer to a question about the campus map
+            rankings.append(self._specific(collection, fusion.rrf(rankings, self.params.rrf_k), q.written, hard))
         fused = fusion.rrf(rankings, self.params.rrf_k)[:limit]
         return [Hit(row, score, bm25_rank=ranks[0], dense_rank=ranks[1]) for row, score, ranks in fused]
 
