@@ -211,7 +211,7 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
     from assets.report_metadata import chart_value, table_value
     from eval.provenance import gold_note
     from eval.label_gap import gap_report, gap_table
-    from eval.reports import write_report
+    from eval.reports import SETTING_ORDER, write_report
 
     institution_config = institution.load()
     started = datetime.now(timezone.utc)
@@ -231,8 +231,8 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
                    "gold_from": run.get("gold_from")}
         intents = intent_frame(con, run_id)
         pairs, accuracy = eval_store.label_gap_inputs(con, run_id)
-        label_gap = gap_report({setting: gap_table(*rows, list(institution_config.profile))
-                                for setting, rows in pairs.items()}, accuracy)
+        label_gap = gap_report({setting: gap_table(*pairs[setting], list(institution_config.profile))
+                                for setting in SETTING_ORDER if setting in pairs}, accuracy)
         written = write_report(aggregates_frame(con, run_id), per_query_frame(con, run_id),
                                warehouse.root / REPORTS_DIR / run_id, f"Evaluation of {institution_config.institution}",
                                lineage, slices=eval_store.slice_aggregates_frame(con, run_id), intents=intents,

@@ -21,11 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.config import load_config  # noqa: E402
 from eval.benchmark_io import read_benchmark  # noqa: E402
-from eval.runner import run_evaluation  # noqa: E402
+from eval.runner import SETTINGS, run_evaluation  # noqa: E402
 from eval.systems import BASELINE_MODES, PROFILL_VARIANTS  # noqa: E402
+from eval.truth import true_labels  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
 
-OFFLINE = (*BASELINE_MODES, *PROFILL_VARIANTS, "urag")
+OFFLINE = (*BASELINE_MODES, "hybrid+filter", *PROFILL_VARIANTS, "urag")
 
 
 def main() -> None:
@@ -38,28 +39,30 @@ def main() -> None:
     args = parser.parse_args()
 
     warehouse = Path(args.warehouse)
-    advisor = open_advisor(warehouse / "builds", load_config(args.config))
+    config = load_config(args.config)
+    advisor = open_advisor(warehouse / "builds", config)
+    labels = true_labels(config, warehouse, advisor.build)
     every = read_benchmark(warehouse / "benchmarks" / "qa.jsonl", advisor.schema)
     instances = every[:: max(1, len(every) // args.instances)][: args.instances]
     profiler = cProfile.Profile()
     started = time.perf_counter()
     if args.profile:
         profiler.enable()
-    outcome = run_evaluation(advisor, instances, OFFLINE, optimized=not args.plain)
+    outcome = run_evaluation(advisor, instances, OFFLINE, optimized=not args.plain, true_labels=labels)
     if args.profile:
         profiler.disable()
     total = time.perf_counter() - started
-    print(f"build {advisor.build_id}: {len(instances)} instances, {len(OFFLINE)} systems x 2 settings, "
+    print(f"build {advisor.build_id}: {len(instances)} instances, {len(OFFLINE)} systems x {len(SETTINGS)} settings, "
           f"{'plain' if args.plain else 'cached'} path: {total:.1f} s "
           f"(x {1800 / len(instances):.2f} -> {total * 1800 / len(instances):.0f} s for 1,800 if linear)\n")
-    print(f"{'system':<26}{'setting':<12}{'wall s':>8}{'MRR':>7}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'R@50':>7}"
+    print(f"{'system':<26}{'setting':<22}{'wall s':>8}{'MRR':>7}{'S@1':>7}{'S@10':>7}{'R@10':>7}{'R@50':>7}"
           f"{'src':>7}{'kw':>7}{'q/q':>6}")
     for row in outcome.aggregates:
         if row.get("skipped"):
             continue
         wall = outcome.timings[f"{row['system']}/{row['setting']}"]
-        print(f"{row['system']:<26}{row['setting']:<12}{wall:>8.2f}{row['mrr']:>7.3f}{row['recall@1']:>7.3f}"
-              f"{row['recall@5']:>7.3f}{row['recall@10']:>7.3f}{row['recall@50']:>7.3f}{row['source_match']:>7.3f}"
+        print(f"{row['system']:<26}{row['setting']:<22}{wall:>8.2f}{row['mrr']:>7.3f}{row['success@1']:>7.3f}"
+              f"{row['success@10']:>7.3f}{row['recall@10']:>7.3f}{row['recall@50']:>7.3f}{row['source_match']:>7.3f}"
               f"{row['keyword_match']:>7.3f}{row['questions_per_query']:>6.2f}")
     if args.profile:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from advisor.config import InstitutionConfig
 from advisor.index import fields
 from advisor.index.store import IndexBuild
 from eval.facts import Fact, facts_of, lines_of, noun_check, without_words
@@ -82,7 +81,7 @@ class Statement:
 class Sources:
     """The build's chunks with their applicability (truth or annotations) and what they state."""
 
-    def __init__(self, build: IndexBuild, config: InstitutionConfig, tokenizer, truth: Truth | None) -> None:
+    def __init__(self, build: IndexBuild, tokenizer, truth: Truth | None) -> None:
         self.schema = build.schema
         self.words = profile_words(self.schema)
         chunks = chunk_rows(build)
@@ -265,13 +264,19 @@ def gold_for(sources: Sources, statements: Sequence[Statement], profile: Mapping
 
 def _restating(sources: Sources, fact: Fact, profile: Mapping[str, Any]) -> list[str]:
     """Sources that apply to the profile and state the same fact in other words on an applying line:
-    the aspect, then the quantity within a few characters ("전공기초 17학점")."""
-    pattern = re.compile(re.escape(fact.aspect) + r"[^\d\n]{0,12}?" + re.escape(fact.value) + r"\s*" + re.escape(fact.unit))
+    the aspect, then the quantity within a few characters ("전공기초 17학점"); or an FAQ entry whose
+    question names the aspect and whose answer states the quantity ("세종캠퍼스 기숙사비는 얼마인가요?
+    … 학기당 112만원")."""
+    quantity = re.escape(fact.value) + r"\s*" + re.escape(fact.unit)
+    pattern = re.compile(re.escape(fact.aspect) + r"[^\d\n]{0,12}?" + quantity)
+    aspect = re.sub(r"\s", "", fact.aspect)
     urls = []
     for chunk in sources.chunks:
-        if chunk["doc_url"] in urls or not pattern.search(chunk["text"]):
+        if chunk["doc_url"] in urls:
             continue
-        if any(pattern.search(line) for line in sources.applying_lines(chunk, profile)):
+        asked = chunk["kind"] == FAQ_KIND and aspect in re.sub(r"\s", "", chunk["text"].split("\n\n", 1)[0])
+        wanted = re.compile(quantity) if asked else pattern
+        if wanted.search(chunk["text"]) and any(wanted.search(line) for line in sources.applying_lines(chunk, profile)):
             urls.append(chunk["doc_url"])
     return sorted(urls)
 
@@ -296,12 +301,12 @@ def independent_facts(sources: Sources, dependent: Iterable[Category], limit: in
 
 # ----------------------------------------------------------------------------- the benchmark
 
-def synthesize(build: IndexBuild, config: InstitutionConfig, tokenizer, *, truth: Truth | None = None, seed: int = 0,
+def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed: int = 0,
                n_categories: int = 10, combos: int = 15, grades: int = 4, independent: int = 20,
                stated_categories: int = 3) -> tuple[list[dict], dict]:
     """(instances, report). Instances follow interfaces.md §3, plus slice, premise, gold_from,
     gold_chunk_id and gold_lines (provenance)."""
-    sources = Sources(build, config, tokenizer, truth)
+    sources = Sources(build, tokenizer, truth)
     schema = sources.schema
     gold_from = "truth" if truth is not None else "annotations"
     people = profiles(schema, sources.labels.values(), combos, grades, seed)
@@ -406,7 +411,7 @@ BENCHMARK_DIR = "benchmarks"
 BENCHMARK_FILE = "qa.jsonl"
 
 
-def write_benchmark(warehouse, build: IndexBuild, config: InstitutionConfig, tokenizer, seed: int = 0,
+def write_benchmark(warehouse, build: IndexBuild, tokenizer, seed: int = 0,
                     code: str = "", rewrite=None, rewriter: str = "", truth: Truth | None = None) -> dict:
     """`<warehouse>/benchmarks/qa.jsonl` for the build (written to a temp file, then renamed), unless
     the file already holds this build's benchmark from this code, truth, seed and rewriter. Returns
@@ -420,7 +425,7 @@ def write_benchmark(warehouse, build: IndexBuild, config: InstitutionConfig, tok
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("stamp") == stamp:
             return {**meta["report"], "path": str(path), "written": False}
-    instances, report = synthesize(build, config, tokenizer, truth=truth, seed=seed)
+    instances, report = synthesize(build, tokenizer, truth=truth, seed=seed)
     if rewrite is not None and instances:
         instances, report["rewritten"] = rewrite(instances)
     path.parent.mkdir(parents=True, exist_ok=True)

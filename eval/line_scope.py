@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from advisor.config import question_unit
 from advisor.index import fields
+from eval.truth import applies
 
 UNCLEAR = None  # what `read` returns for a line it cannot place
 
@@ -52,16 +53,8 @@ class Scope:
     limits: dict[str, Any] = field(default_factory=dict)
 
     def fits(self, profile: Mapping[str, Any], schema: fields.Schema) -> bool:
-        for name, limit in self.limits.items():
-            value = profile.get(name)
-            if value is None:
-                return False  # the line is for someone the profile does not say it is
-            if fields.is_categorical(schema[name]):
-                if value not in limit:
-                    return False
-            elif not limit[0] <= value <= limit[1]:
-                return False
-        return True
+        # a line naming someone the profile does not say it is (the attribute unknown) is not for it
+        return all(profile.get(name) is not None for name in self.limits) and applies(self.limits, profile, schema)
 
     def then(self, narrower: "Scope") -> "Scope":
         """This scope (a caption's, a heading's) with a line's own mentions taking precedence."""

@@ -30,7 +30,7 @@ def demo(demo_warehouse):
     build = load_build(latest_build_dir(demo_warehouse.builds))
     split = tokenizer_for(config)
     truth = Truth.load(truth_file(config, demo_warehouse.root), config)
-    instances, report = benchmark.synthesize(build, config, split, truth=truth)
+    instances, report = benchmark.synthesize(build, split, truth=truth)
     return config, build, split, instances, report, truth
 
 
@@ -86,10 +86,10 @@ def test_golds_come_from_the_truth_not_from_the_annotations(demo):
                    for u, a in zip(url_of, collection.applies_to)]
         collections[name] = replace(collection, applies_to=swapped)
     wrong = build.over(collections)
-    again, _ = benchmark.synthesize(wrong, config, split, truth=truth)
+    again, _ = benchmark.synthesize(wrong, split, truth=truth)
     assert again == instances
-    from_annotations, report = benchmark.synthesize(build, config, split)
-    from_wrong, _ = benchmark.synthesize(wrong, config, split)
+    from_annotations, report = benchmark.synthesize(build, split)
+    from_wrong, _ = benchmark.synthesize(wrong, split)
     assert report["gold_from"] == "annotations" and all(i["gold_from"] == "annotations" for i in from_annotations)
     moved = {i["id"] for i in from_wrong} ^ {i["id"] for i in from_annotations} or {
         i["id"] for i, j in zip(from_wrong, from_annotations) if i["gold_sources"] != j["gold_sources"]}
@@ -135,20 +135,20 @@ def test_varied_phrasing_and_deterministic(demo):
     for instance in instances:
         frames[instance["query_type"]].add(re.sub(r"[가-힣A-Za-z0-9]+", "w", instance["query"]))
     assert all(len(shapes) >= 3 for shapes in frames.values())  # not one template per type
-    again, _ = benchmark.synthesize(build, config, split, truth=truth)
+    again, _ = benchmark.synthesize(build, split, truth=truth)
     assert again == instances
 
 
 def test_write_benchmark_skips_when_unchanged(demo, tmp_path):
     config, build, split, instances, _, truth = demo
-    first = benchmark.write_benchmark(tmp_path, build, config, split, code="v1", truth=truth)
+    first = benchmark.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
     assert first["written"] and first["instances"] == len(instances)
     lines = (tmp_path / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == instances
-    second = benchmark.write_benchmark(tmp_path, build, config, split, code="v1", truth=truth)
+    second = benchmark.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
     assert not second["written"] and second["benchmark_hash"] == first["benchmark_hash"]
-    assert benchmark.write_benchmark(tmp_path, build, config, split, code="v2", truth=truth)["written"]
-    assert benchmark.write_benchmark(tmp_path, build, config, split, code="v2")["gold_from"] == "annotations"
+    assert benchmark.write_benchmark(tmp_path, build, split, code="v2", truth=truth)["written"]
+    assert benchmark.write_benchmark(tmp_path, build, split, code="v2")["gold_from"] == "annotations"
 
 
 def test_the_benchmark_reads_documents_with_its_own_code():
@@ -286,3 +286,26 @@ def test_a_row_of_cohort_columns_is_one_fact_per_cohort():
     scopes = [reader.read(f.scope_text).limits for f in got]
     assert [s["admission_year"] for s in scopes] == [(2015, 2016), (2017, 2026)]
     assert all(s["student_status"] == {"international"} for s in scopes)  # the note cell still says whom
+
+
+def test_the_same_synthesis_on_an_institution_unlike_the_demo(business_warehouse):
+    """The second bundled institution (another schema, markup and wording): the benchmark comes out
+    the same way, every gold source truly applies and states the answer, and FAQ entries that
+    answer the question are among the gold (their question names the aspect, their answer the
+    quantity)."""
+    config = business_warehouse.config()
+    build = load_build(latest_build_dir(business_warehouse.builds))
+    truth = Truth.load(truth_file(config, business_warehouse.root), config)
+    instances, report = benchmark.synthesize(build, tokenizer_for(config), truth=truth)
+    assert report["gold_from"] == "truth" and report["profiles"] == 60
+    assert len(dependent(instances)) == 1800 and report["slices"]["profile_independent"] > 0
+    assert set(instances[0]["profile"]) <= set(config.profile) and "campus" in instances[0]["profile"]
+    chunks = defaultdict(list)
+    for row in benchmark.chunk_rows(build):
+        chunks[row["doc_url"]].append(row)
+    for instance in instances[::7]:
+        keyword = re.sub(r"\s", "", instance["keywords"][0])
+        for url in instance["gold_sources"]:
+            assert any(applies(truth.of_chunk(c["doc_url"], c["heading_path"]), instance["profile"], build.schema)
+                       and keyword in re.sub(r"\s", "", c["text"]) for c in chunks[url]), (instance["id"], url)
+    assert any("faq" in url for i in dependent(instances) for url in i["gold_sources"][1:])

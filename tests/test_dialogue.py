@@ -114,6 +114,20 @@ def test_stated_values_are_not_asked_again(advisor):
     assert session.known["department"] == "CS" and session.known["admission_year"] == 2021
     asked = [q.attribute for q in reply.questions] if reply.type == "ask" else []
     assert "department" not in asked and "admission_year" not in asked
+    # who asks is in the profile now: searched as words, "컴퓨터학과 21학번" would pull in every page
+    # naming the department or a year
+    assert reply.trace["search_text"] == "졸업하려면 전공 몇 학점 들어야 해요?"
+
+
+def test_what_the_best_passages_depend_on_is_written_when_known(advisor):
+    """With every value known up front (the oracle setting), the prefix writes what the best
+    passages for anyone depend on, as the evidence question would have made it in deployment."""
+    full = {"department": "CS", "admission_year": 2017, "major_type": "double", "grade": 1,
+            "student_status": "returning"}
+    reply = advisor.respond(advisor.new_session(full), message="교양 요건이 무엇인지 안내 부탁드립니다.")
+    assert "admission_year" in reply.trace["prefix_attributes"]
+    blind = advisor.respond(advisor.new_session(), message="교양 요건이 무엇인지 안내 부탁드립니다.")
+    assert blind.type == "ask" and [q.attribute for q in blind.questions] == ["admission_year"]
 
 
 def test_dont_know_is_accepted_and_noted(advisor):
@@ -240,6 +254,25 @@ def test_stated_values_need_the_student_to_say_it_of_themselves():
     assert stated.read("저는 북캠퍼스 학생인데 휴학할 수 있나요?") == {"campus": "north"}
     assert stated.read("남캠퍼스 셔틀은 몇 시에 있나요?") == {}  # the topic, not the asker
     assert stated.read("21학번 3학년인데 졸업 요건이 궁금해요").get("cohort") == 2021
+
+
+def test_the_words_that_state_the_profile_are_not_searched():
+    stated = profiling.StatedValues(SCHEMA_CONFIG)
+    message = "저는 북캠퍼스 학생인데 21학번이에요. 휴학할 수 있나요?"
+    found = stated.read(message)
+    assert found == {"campus": "north", "cohort": 2021}
+    rest = stated.without(message, found)
+    assert "북캠퍼스" not in rest and "21" not in rest and "휴학할 수 있나요?" in rest
+    assert stated.without("북캠퍼스 학생인데요", {"campus": "north"}) == "북캠퍼스 학생인데요"  # nothing else to search
+
+
+def test_numbers_are_written_with_the_unit_their_question_asks_in():
+    from advisor.config import RangeAttribute
+
+    assert RangeAttribute(type="integer", question="현재 몇 학년인가요?", min=1, max=4).value_text(3) == "3학년"
+    assert RangeAttribute(type="year", question="입학년도는요?", min=2015, max=2026).value_text(2021) == "2021학번"
+    assert RangeAttribute(type="integer", question="Semester?", min=1, max=8, unit="학기").value_text(2) == "2학기"
+    assert RangeAttribute(type="integer", question="How many?", min=1, max=8).value_text(2) == "2"
 
 
 def test_questions_offer_every_value_as_an_option():
