@@ -282,3 +282,31 @@ def test_malformed_rerank_reply_keeps_the_original_order(advisor, instances, ope
         assert b["retrieved_chunk_ids"] == a["retrieved_chunk_ids"] and b["rank"] == a["rank"]
         assert b["answer"] == a["answer"] and b["llm_calls"] == 2  # the reply retried once, then given up
     assert outcome.params["llm"]["failures"]["rerank"] == len(sample)
+
+
+def test_an_annotation_error_shows_up_as_a_miss_and_is_blamed_on_its_attribute(advisor, demo_warehouse, true_labels):
+    """Swap the cohort labels of two curriculum-period graduation pages (an annotator's error): the
+    truth-based gold does not move, proFILL now misses the page for the student, the true-label
+    system still finds it, and the row names the attribute whose labels cost it."""
+    from eval.benchmark import chunk_rows
+    from eval.systems import true_label_advisor
+
+    every = read_benchmark(demo_warehouse.root / "benchmarks" / "qa.jsonl", advisor.schema)
+    first, second = "/departments/cs/graduation-2021-2022.html", "/departments/cs/graduation-2023.html"
+    rows = chunk_rows(advisor.build)
+    cohort_of = {page: next(r["applies_to"]["admission_year"] for r in rows if r["doc_url"].endswith(page))
+                 for page in (first, second)}
+    swapped = {r["chunk_id"]: {**r["applies_to"], "admission_year": cohort_of[second if r["doc_url"].endswith(first)
+                                                                              else first]}
+               for r in rows if r["doc_url"].endswith((first, second))}
+    assert swapped and cohort_of[first] != cohort_of[second]
+    wrong = true_label_advisor(advisor, swapped)  # the engine over the mislabelled build
+    asked = [i for i in every if i["slice"] == "profile_dependent" and any(g.endswith(first) for g in i["gold_sources"])
+             and i["query_type"] == "formal"][:12]
+    assert asked
+    outcome = run_evaluation(wrong, asked, ["profill", "profill-true-labels"], ["oracle"], today=TODAY,
+                             true_labels=true_labels)
+    mrr = {a["system"]: a["mrr"] for a in outcome.aggregates}
+    assert mrr["profill-true-labels"] > mrr["profill"] + 0.2
+    blamed = [r["label_errors"] for r in _rows(outcome, "profill", "oracle")]
+    assert sum("admission_year" in b for b in blamed) >= len(asked) // 2
