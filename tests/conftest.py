@@ -19,8 +19,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None) -> Path:
-    """The demo college's own config, its site moved to `port` (and each source capped)."""
+def config_on_port(config_path: Path, directory: Path, port: int, max_pages: int | None = None) -> Path:
+    """A bundled college's own config, its loopback site moved to `port` (and each source capped)."""
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    bundled = f":{config['local_site']['port']}"  # in every seed and allow pattern
 
     def moved(node):
         if isinstance(node, dict):
@@ -28,17 +30,22 @@ def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None
         if isinstance(node, list):
             return [moved(v) for v in node]
         if isinstance(node, str):
-            return node.replace(":8765", f":{port}")
+            return node.replace(bundled, f":{port}")
         return node
 
-    config = moved(yaml.safe_load(DEMO_CONFIG_PATH.read_text(encoding="utf-8")))
+    config = moved(config)
     config["local_site"]["port"] = port
     if max_pages is not None:
         for source in config["sources"]:
             source["max_pages"] = max_pages
-    path = Path(directory) / "demo.yaml"
+    path = Path(directory) / f"{config_path.parent.name}.yaml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")  # keep the asking order
     return path
+
+
+def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None) -> Path:
+    """The demo college's own config, its site moved to `port` (and each source capped)."""
+    return config_on_port(DEMO_CONFIG_PATH, directory, port, max_pages)
 
 
 class DemoWarehouse:
@@ -63,7 +70,7 @@ def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
     from advisor.cli import main
 
     directory = tmp_path_factory.mktemp("demo")
-    config_path = demo_config_on_port(directory, free_port())
+    config_path = config_on_port(DEMO_CONFIG_PATH, directory, free_port())
     warehouse = directory / "warehouse"
     mp = pytest.MonkeyPatch()
     mp.delenv("DAGSTER_HOME", raising=False)
@@ -84,16 +91,6 @@ BUSINESS_CONFIG_PATH = Path(__file__).resolve().parents[1] / "advisor" / "busine
 BUSINESS_SELECTION = "not key:qa_benchmark and not key:evaluation and not key:evaluation_report"
 
 
-def business_config_on_port(directory: Path, port: int) -> Path:
-    """The business college's own config, its site moved to `port`."""
-    text = BUSINESS_CONFIG_PATH.read_text(encoding="utf-8").replace(":8766", f":{port}")
-    config = yaml.safe_load(text)
-    config["local_site"]["port"] = port
-    path = Path(directory) / "business.yaml"
-    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="session")
 def business_warehouse(tmp_path_factory) -> DemoWarehouse:
     """The pipeline on the second bundled institution, offline, up to the index build (everything
@@ -101,7 +98,7 @@ def business_warehouse(tmp_path_factory) -> DemoWarehouse:
     from advisor.cli import main
 
     directory = tmp_path_factory.mktemp("business")
-    config_path = business_config_on_port(directory, free_port())
+    config_path = config_on_port(BUSINESS_CONFIG_PATH, directory, free_port())
     warehouse = directory / "warehouse"
     mp = pytest.MonkeyPatch()
     mp.delenv("DAGSTER_HOME", raising=False)

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from advisor.config import load_config
-from advisor.demo_college import MANIFEST_NAME, SITE_DIR_NAME, build_site
+from advisor.demo_college import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, build_site
 from advisor.demo_college.catalog import DEPARTMENTS, PERIODS, name_in, periods_for, requirement
 from advisor.demo_college.dept_rules import RULE_PAGES, rule_facts, rule_path, rule_values, staircase
 from advisor.demo_college.model import file_for
@@ -25,12 +25,53 @@ BASE = "http://127.0.0.1:8765"
 CONFIG_PATH = Path(__file__).resolve().parents[1] / "advisor" / "demo_college" / "institution.yaml"
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("demo")
-    summary = build_site(root, AS_OF)
+# Checks of any bundled college (the business college's tests use them too): the kit names the
+# site folder and the manifest alike for every college.
+
+
+def read_build(root: Path, build, as_of: datetime.date) -> tuple[SiteSummary, Path, list[dict]]:
+    """Build a college under ``root``: its summary, its site folder and its manifest records."""
+    summary = build(root, as_of)
     manifest = [json.loads(line) for line in (root / MANIFEST_NAME).read_text("utf-8").splitlines()]
     return summary, root / SITE_DIR_NAME, manifest
+
+
+def snapshot(site: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(site)): (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
+
+
+def assert_rebuilt_byte_identical(built, build, as_of: datetime.date, root: Path) -> None:
+    """A second build of ``as_of`` under ``root`` holds the same bytes as ``built``."""
+    summary, site, _ = built
+    other = build(root, as_of)
+    assert other.sources == summary.sources
+    ours = {k: v[0] for k, v in snapshot(site).items()}
+    theirs = {k: v[0] for k, v in snapshot(root / SITE_DIR_NAME).items()}
+    assert ours == theirs
+    assert (root / MANIFEST_NAME).read_bytes() == (site.parent / MANIFEST_NAME).read_bytes()
+
+
+def assert_rebuild_rewrites_nothing(build, as_of: datetime.date, root: Path, stale_file: str) -> Path:
+    """Build twice in place with a stale file planted in between: the second build writes nothing,
+    keeps every mtime (the manifest's too) and deletes only the stale file, whose path it returns."""
+    build(root, as_of)
+    site = root / SITE_DIR_NAME
+    stale = site / stale_file
+    stale.parent.mkdir(exist_ok=True)
+    stale.write_text("stale")
+    before = snapshot(site)
+    manifest_mtime = (root / MANIFEST_NAME).stat().st_mtime_ns
+    again = build(root, as_of)
+    assert again.written == 0 and again.deleted == 1
+    del before[stale_file]
+    assert snapshot(site) == before  # same bytes and same mtimes
+    assert (root / MANIFEST_NAME).stat().st_mtime_ns == manifest_mtime
+    return stale
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return read_build(tmp_path_factory.mktemp("demo"), build_site, AS_OF)
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +81,6 @@ def config():
 
 def _html(site: Path, url_path: str) -> HTMLParser:
     return HTMLParser((site / file_for(url_path)).read_text("utf-8"))
-
-
-def _snapshot(site: Path) -> dict[str, tuple[bytes, int]]:
-    return {str(p.relative_to(site)): (p.read_bytes(), p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
 
 
 def test_config_loads_and_matches_the_schema(config):
@@ -56,30 +93,12 @@ def test_config_loads_and_matches_the_schema(config):
 
 
 def test_two_builds_are_byte_identical(built, tmp_path):
-    summary, site, _ = built
-    other = build_site(tmp_path, AS_OF)
-    assert other.sources == summary.sources
-    ours = {k: v[0] for k, v in _snapshot(site).items()}
-    theirs = {k: v[0] for k, v in _snapshot(tmp_path / SITE_DIR_NAME).items()}
-    assert ours == theirs
-    assert (tmp_path / MANIFEST_NAME).read_bytes() == (site.parent / MANIFEST_NAME).read_bytes()
+    assert_rebuilt_byte_identical(built, build_site, AS_OF, tmp_path)
 
 
 def test_rebuild_in_place_rewrites_nothing_and_removes_stale_files(tmp_path):
-    build_site(tmp_path, AS_OF)
-    site = tmp_path / SITE_DIR_NAME
-    stale = site / "old" / "gone.html"
-    stale.parent.mkdir()
-    stale.write_text("stale")
-    before = _snapshot(site)
-    manifest_mtime = (tmp_path / MANIFEST_NAME).stat().st_mtime_ns
-    again = build_site(tmp_path, AS_OF)
-    assert again.written == 0 and again.deleted == 1
-    after = _snapshot(site)
-    del before["old/gone.html"]
-    assert after == before  # same bytes and same mtimes
-    assert not stale.parent.exists()
-    assert (tmp_path / MANIFEST_NAME).stat().st_mtime_ns == manifest_mtime
+    stale = assert_rebuild_rewrites_nothing(build_site, AS_OF, tmp_path, "old/gone.html")
+    assert not stale.parent.exists()  # the folder only the stale file was in goes too
 
 
 def test_a_later_month_keeps_old_posts_at_their_urls(built, tmp_path):
@@ -322,6 +341,13 @@ def test_staircase_moves_one_choice_at_a_time_and_rejects_too_little_room():
         staircase("x", (1,), 8)
     with pytest.raises(ValueError, match="y"):
         staircase("y", (1, 2), 1)
+
+
+def test_a_limit_admitting_everyone_is_recorded_as_none():
+    from advisor.demo_college.model import applies
+
+    record = applies(department=("CS", "DS", "AI"), admission_year=(2010, 2030), grade=(2, 3))
+    assert record["department"] is None and record["admission_year"] is None and record["grade"] == [2, 3]
 
 
 @pytest.mark.parametrize(("word", "pair", "expected"), [

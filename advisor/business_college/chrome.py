@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 
-from advisor.demo_college.markup import Markup, a, join, tag
+from advisor.site_kit.markup import Markup, a, join, tag
 
 SITE_NAME = "새빛대학교 경영경제대학"
 SITE_NAME_EN = "Saebit University College of Business & Economics"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from advisor.demo_college.markup import Markup, a, join, tag
+from advisor.site_kit.markup import Markup, a, join, tag
 
 from .catalog import Department, Period, periods_for, requirement_pages
 from .chrome import Crumbs, SideMenu

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime
 
-from advisor.demo_college.markup import Markup, tag
+from advisor.site_kit.markup import Markup, tag
 
 from .catalog import CAMPUS_KO, Course, Department, curriculum, periods_for
 from .chrome import bullets, para

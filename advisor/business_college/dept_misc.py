@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from advisor.demo_college.markup import a
+from advisor.site_kit.markup import a
 
 from .catalog import CAMPUS_KO, DEPARTMENTS, Department, periods_for
 from .chrome import bullets, notes, para, table

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime
 
-from advisor.demo_college.markup import Markup
+from advisor.site_kit.markup import Markup
 
 from .catalog import CAMPUS_KO, Department, Period, Requirement, periods_for, requirement, requirement_pages
 from .chrome import notes, para, table

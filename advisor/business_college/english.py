@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from advisor.demo_college.markup import a
+from advisor.site_kit.markup import a
 
 from .catalog import COURSES, DEPARTMENTS
 from .chrome import bullets, para, table

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from advisor.demo_college.markup import Markup, a, tag
+from advisor.site_kit.markup import Markup, a, tag
 
 from .chrome import para
 from .faq_entries import PAGES, Entry

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from advisor.demo_college.markup import Markup, join
+from advisor.site_kit.markup import Markup, join
 
 from .catalog import CAMPUS_KO, DEPT, GE_CREDITS, PERIODS, TOTAL_CREDITS, periods_for, requirement
 from .chrome import bullets, para, table

@@ -12,7 +12,7 @@ from .model import Output, applies
 from .pages import Page
 from . import policies as P
 from .wording import cohort_cell, levels, pick, status
-from advisor.demo_college.markup import a
+from advisor.site_kit.markup import a
 
 SOURCE = "college-pages"
 HAKSA = ("학사안내", "/haksa/calendar.php")

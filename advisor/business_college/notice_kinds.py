@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .catalog import CAMPUS_KO
-from .model import applies
+from .model import SCHEMA, applies
 from . import policies as P
 from .wording import cohort, josa, levels, pick, status
 
@@ -73,9 +73,15 @@ def registration(d, r):
                  [f"학기당 최대 {P.MAX_CREDITS}학점까지 신청할 수 있습니다."])
 
 
+def entering(d) -> tuple[int, int] | None:
+    """The cohort entering in a post's year, as a limit; None past the schema's last cohort (a post
+    in a year the config has not been extended to cannot name it: it is then for first-years)."""
+    return (d.year, d.year) if d.year <= SCHEMA.ranges["entry_year"][1] else None
+
+
 def orientation(d, r):
     return Draft(pick(r, f"{d.year}학년도 신입생 오리엔테이션 안내", f"[신입생] {d.year} 새내기 오리엔테이션"), "학생지원팀", "orientation",
-                 applies(entry_year=(d.year, d.year), year_level=(1, 1)),
+                 applies(entry_year=entering(d), year_level=(1, 1)),
                  pick(r, f"{d.year}학년도 신입생은 아래 일정에 따라 오리엔테이션에 참석하시기 바랍니다.",
                       f"{d.year}학년도 입학생을 위한 오리엔테이션을 캠퍼스별로 엽니다."),
                  [("서울캠퍼스", when(d, 9) + " 상경관 대강당"), ("세종캠퍼스", when(d, 10) + " 글로벌관 국제회의실")],
@@ -211,7 +217,7 @@ def national(d, r):
 
 def regional(d, r):
     return Draft(pick(r, f"[세종캠] {d.year}학년도 지역인재장학생 선발", f"세종캠퍼스 {d.year}학년도 신입생 지역인재장학금"), "학생지원팀",
-                 "scholarship", applies(campus="sejong", entry_year=(d.year, d.year), year_level=(1, 1)),
+                 "scholarship", applies(campus="sejong", entry_year=entering(d), year_level=(1, 1)),
                  f"{d.year}학년도 신입생 중 세종·충청 지역 고교 졸업자에게 첫 학기 등록금의 {P.REGIONAL_TALENT_PCT}%를 지급합니다.",
                  [("신청", when(d, 2, 10))])
 

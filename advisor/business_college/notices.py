@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from advisor.demo_college.markup import Markup, a, join, tag
+from advisor.site_kit.markup import Markup, a, join, tag
 
 from .chrome import bullets, para, table
 from .model import Doc, Output

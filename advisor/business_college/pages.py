@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from advisor.demo_college.markup import Markup, join, tag
+from advisor.site_kit.markup import Markup, join, tag
 
 from .chrome import Crumbs, SideMenu, h3, h4, render
 from .model import Doc, Limit, Output, Section, applies, narrow

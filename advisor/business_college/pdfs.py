@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import datetime
 
-from advisor.demo_college.markup import a
+from advisor.site_kit.book import Book
+from advisor.site_kit.markup import a
+from advisor.site_kit.pdf import grid, h2, page_break, title
+from advisor.site_kit.pdf import para as p
 
 from .catalog import CAMPUS_KO, DEPARTMENTS, GE_CREDITS, LAST_COHORT, PERIODS, TOTAL_CREDITS, curriculum, periods_for
 from .chrome import SITE_NAME, bullets, para
-from .model import Doc, Output, Section, applies, narrow
+from .model import SCHEMA, Output
 from .pages import Page
-from .pdf_render import Block, grid, h1, h2, page_break, render_pdf, title
-from .pdf_render import para as p
+from .pdf_style import PDF_STYLE
 from . import policies as P
 from .wording import cohort_cell, rng_for
 
@@ -21,23 +23,8 @@ SOURCE = "documents"
 HWP_MAGIC = b"HWP Document File" + bytes(15)  # an HWP 5 header: binary, not HTML or PDF
 
 
-class Book:
-    """A PDF's blocks and the headings whose content applies to particular students."""
-
-    def __init__(self, base: dict):
-        self.base, self.blocks, self.sections = base, [], []
-
-    def add(self, *blocks: Block) -> None:
-        self.blocks.extend(blocks)
-
-    def heading(self, text: str, level: int = 2, topic: str | None = None, **limits) -> None:
-        self.blocks.append(h1(text) if level == 1 else h2(text))
-        if limits:
-            self.sections.append(Section(text, narrow(self.base, **limits), topic=topic))
-
-
 def academic_rules() -> Book:
-    b = Book(applies())
+    b = Book(SCHEMA)
     rng = rng_for("pdf:rules")
     b.add(title("경영경제대학 학사 운영 세칙"), p("제정 2017. 3. 1. / 개정 2019. 3. 1., 2022. 3. 1., 2024. 3. 1."))
     b.heading("제1장 총칙", 1)
@@ -74,7 +61,7 @@ def academic_rules() -> Book:
 
 
 def freshman_guide(year: int) -> Book:
-    b = Book(applies(entry_year=(year, year), year_level=(1, 1)))
+    b = Book(SCHEMA, entry_year=(year, year), year_level=(1, 1))
     b.add(title(f"{year} 신입생 학업 가이드북"), p(f"{year}학년도 경영경제대학 신입생 여러분의 입학을 축하합니다."))
     b.heading("1. 첫 학기 수강신청")
     b.add(p(f"1학년 1학기는 학과 기본 시간표로 자동 신청되며 최대 {P.FRESHMAN_CREDITS}학점까지 수강합니다."))
@@ -95,7 +82,7 @@ def freshman_guide(year: int) -> Book:
 
 
 def scholarship_rules() -> Book:
-    b = Book(applies())
+    b = Book(SCHEMA)
     b.add(title("경영경제대학 장학금 지급 세칙"), p("제정 2017. 3. 1. / 개정 2025. 3. 1."))
     b.add(h2("제1조(목적)"), p("이 세칙은 경영경제대학 교내 장학금의 종류와 지급 기준을 정한다."),
           h2("제2조(국가장학금)"), p("재적생은 한국장학재단의 국가장학금을 신청할 수 있다."), page_break())
@@ -124,9 +111,8 @@ def build(out: Output, as_of: datetime.date) -> None:
     links = []
     for file, doc_title, topic, book in books:
         path = f"/data/files/{file}"
-        out.add_file(path, render_pdf(book.blocks, doc_title, f"{SITE_NAME} | {doc_title}", SITE_NAME))
-        out.docs.append(Doc(path=path, source=SOURCE, kind="pdf", title=doc_title, topic=topic,
-                            applies_to=book.base, sections=book.sections))
+        book.publish(out, path, PDF_STYLE, source=SOURCE, title=doc_title, topic=topic,
+                     running_head=f"{SITE_NAME} | {doc_title}")
         links.append(a(path, f"{doc_title} (PDF)"))
     out.add_file("/data/files/leave_form.hwp", HWP_MAGIC)
     links.append(a("/data/files/leave_form.hwp", "휴학원 서식 (HWP)"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from advisor.demo_college.phrasing import josa, particle  # Korean particles: not institution-specific
+from advisor.site_kit.korean import josa, particle
 
 from .catalog import CAMPUS_KO, CAMPUS_SHORT, FIRST_COHORT, LAST_COHORT
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit.markup import Markup, a, h, join, p, section, table, ul
+
 from .catalog import DEPARTMENTS, FIRST_COHORT, LAST_COHORT, PERIODS, english_rule, periods_for
 from .catalog import CONVERGENCE_PROGRAM_CREDITS, GE_CREDITS, SECOND_MAJOR_CREDITS, TOTAL_CREDITS
 from .dept_curriculum import graduation_path
-from .markup import Markup, a, h, join, p, section, table, ul
 from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .phrasing import cohort, cohort_scope, grades, josa, pick, rng_for, status

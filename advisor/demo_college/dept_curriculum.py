@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit.markup import Markup, a, h, join, p, section, table, ul
+
 from .catalog import (
     MAJOR_TYPE_KO, MAJOR_TYPES, PERIODS, Course, Department, Period, changes, curriculum,
     english_rule, name_in, periods_for, requirement, thesis_rule,
 )
-from .markup import Markup, a, h, join, p, section, table, ul
 from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .phrasing import cohort, cohort_scope, josa, pick, rng_for

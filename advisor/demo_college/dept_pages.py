@@ -8,13 +8,14 @@ from __future__ import annotations
 import datetime
 from itertools import groupby
 
+from advisor.site_kit.markup import a, h, join, p, section, table, tag, ul
+
 from .catalog import (
     COURSES, DEPARTMENTS, FIRST_COHORT, LAST_COHORT, MAJOR_TYPES, PERIODS, SECOND_MAJOR_CREDITS,
     TOPICS, Department, changes, curriculum, name_in, periods_for, requirement, thesis_rule,
 )
 from .dept_curriculum import SOURCE, curriculum_path, dept_crumbs, graduation_path
 from .dept_rules import RULE_PAGES, current_rule_file
-from .markup import a, h, join, p, section, table, tag, ul
 from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .people import CAREERS, GOALS, GREETING, INTRO, professors

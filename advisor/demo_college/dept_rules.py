@@ -15,9 +15,10 @@ import datetime
 from dataclasses import dataclass
 from typing import Callable
 
+from advisor.site_kit.markup import h, join, p, section, table
+
 from .catalog import Department, Period, name_in, periods_for, thesis_rule
 from .dept_curriculum import SOURCE, _period_links, dept_crumbs
-from .markup import h, join, p, section, table
 from .model import Output, Section, applies
 from .pages import add_page
 from .phrasing import cohort, cohort_scope, josa, pick, rng_for

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit.markup import a, join, p, tag, ul
+
 from .catalog import DEPARTMENTS
 from .layout import render
-from .markup import a, join, p, tag, ul
 from .model import Doc, Output
 from .faq_entries import PAGES, Entry, department, shared
 

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
+from advisor.site_kit.markup import Markup, a, join, p, table, ul
+
 from .catalog import (
     CONVERGENCE_PROGRAM_CREDITS, DEPARTMENTS, DEPT, FIRST_COHORT, LAST_COHORT, PERIODS,
     SECOND_MAJOR_CREDITS, TOTAL_CREDITS, GE_CREDITS, Department, changes, curriculum, english_rule,
     name_in, periods_for, requirement, thesis_rule,
 )
-from .markup import Markup, a, join, p, table, ul
 from .model import applies
 from .phrasing import cohort, cohort_scope, dept_name, grades, josa, particle, pick, rng_for
 from .policies import (

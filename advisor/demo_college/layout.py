@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 
-from .markup import Markup, a, tag
+from advisor.site_kit.markup import Markup, a, tag
 
 SITE_NAME = "한빛대학교 정보대학"
 SITE_NAME_EN = "Hanbit University College of Informatics"

@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from advisor.site_kit.markup import Markup, a, h, join, p, section, table, tag, ul
+
 from .layout import render
-from .markup import Markup, a, h, join, p, section, table, tag, ul
 from .model import Doc, Output
 from .notice_kinds import ANNUAL, Draft
 from .phrasing import particle, pick, rng_for

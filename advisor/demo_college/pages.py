@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from advisor.site_kit.markup import Markup
+
 from .layout import Crumbs, render
-from .markup import Markup
 from .model import Doc, Output, Section
 
 

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit.book import Book
+from advisor.site_kit.markup import a, join, p, table, tag
+from advisor.site_kit.pdf import bullets, grid, h1, h2, page_break, para, title
+
 from .catalog import (
     CONVERGENCE_PROGRAM_CREDITS, DEPARTMENTS, FIRST_COHORT, GE_CREDITS, LAST_COHORT, MAJOR_TYPE_KO,
     MAJOR_TYPES, PERIODS, SECOND_MAJOR_CREDITS, TOTAL_CREDITS, curriculum, english_rule, period_of,
     periods_for, requirement, thesis_rule,
 )
 from .layout import render
-from .markup import a, join, p, table, tag
-from .model import Doc, Output, Section, applies, narrow
-from .pdf_render import Block, bullets, grid, h1, h2, page_break, para, render_pdf, title
+from .model import SCHEMA, Output
+from .pdf_style import PDF_STYLE
 from .phrasing import cohort, cohort_scope, rng_for
 from .policies import (
     CONVERGENCE_PROGRAMS, DOUBLE_MAJOR_MIN_GPA, FIELD_PRACTICE_ALLOWANCE, FIELD_PRACTICE_MAJOR_CREDIT_CAP,
@@ -30,25 +33,8 @@ SOURCE = "regulations"
 KIND_KO = {"foundation": "전공기초", "required": "전공필수", "elective": "전공선택"}
 
 
-class Book:
-    """Blocks of one PDF plus the headings whose content applies to particular students."""
-
-    def __init__(self, base: dict):
-        self.base = base
-        self.blocks: list[Block] = []
-        self.sections: list[Section] = []
-
-    def add(self, *blocks: Block) -> None:
-        self.blocks.extend(blocks)
-
-    def heading(self, text: str, level: int = 2, topic: str | None = None, **limits) -> None:
-        self.blocks.append(h1(text) if level == 1 else h2(text))
-        if limits:
-            self.sections.append(Section(text, narrow(self.base, **limits), topic=topic))
-
-
 def academic_regulations() -> tuple[Book, str]:
-    b = Book(applies())
+    b = Book(SCHEMA)
     rng = rng_for("pdf:academic-regulations")
     b.add(title("한빛대학교 정보대학 학사운영규정"),
           para("제정 2015. 3. 1. / 개정 2017. 3. 1., 2019. 3. 1., 2020. 3. 1., 2021. 3. 1., 2023. 3. 1., 2024. 3. 1., 2026. 3. 1."))
@@ -120,7 +106,7 @@ def academic_regulations() -> tuple[Book, str]:
 
 def orientation(year: int) -> tuple[Book, str]:
     period = period_of(year)
-    b = Book(applies(admission_year=(year, year), grade=(1, 1)))
+    b = Book(SCHEMA, admission_year=(year, year), grade=(1, 1))
     b.add(title(f"{year}학년도 신입생 오리엔테이션 자료집"),
           para(f"{year}학번 신입생 여러분의 입학을 진심으로 축하합니다. 이 자료집에는 첫 학기에 꼭 알아야 할 학사 제도를 담았습니다."),
           h1("1. 첫 학기 수강신청"),
@@ -152,7 +138,7 @@ def orientation(year: int) -> tuple[Book, str]:
 
 
 def scholarship_regulations() -> tuple[Book, str]:
-    b = Book(applies())
+    b = Book(SCHEMA)
     lo_pct, hi_pct = TRANSFER_SCHOLARSHIP_PCT
     b.add(title("한빛대학교 정보대학 장학금 지급 규정"),
           h1("제1장 총칙"),
@@ -179,7 +165,7 @@ def scholarship_regulations() -> tuple[Book, str]:
 
 
 def field_practice_guidelines() -> tuple[Book, str]:
-    b = Book(applies(grade=(3, 4)))
+    b = Book(SCHEMA, grade=(3, 4))
     rng = rng_for("pdf:field-practice")
     cut = FIELD_PRACTICE_MAJOR_FROM
     b.add(title("정보대학 현장실습 운영지침"),
@@ -224,9 +210,8 @@ def build(out: Output, as_of: datetime.date) -> None:
     for file, make, topic, description in DOCUMENTS:
         book, doc_title = make()
         path = f"/regulations/{file}"
-        out.add_file(path, render_pdf(book.blocks, doc_title, f"한빛대학교 정보대학 · {doc_title}"))
-        out.docs.append(Doc(path=path, source=SOURCE, kind="pdf", title=doc_title, topic=topic,
-                            applies_to=book.base, sections=book.sections))
+        book.publish(out, path, PDF_STYLE, source=SOURCE, title=doc_title, topic=topic,
+                     running_head=f"한빛대학교 정보대학 · {doc_title}")
         rows.append([a(path, doc_title), description, "PDF"])
     body = join([p("정보대학 학사 규정과 안내 자료집입니다. 파일을 내려받아 확인하세요."),
                  table("규정·자료 목록", ["자료", "내용", "형식"], rows),

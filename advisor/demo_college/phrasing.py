@@ -1,4 +1,4 @@
-"""Varied Korean wording: particles, cohort / grade / status expressions, department names.
+"""Varied Korean wording: cohort / grade / status expressions, department names.
 
 A real site words the same condition many ways ("2019~2021학번", "21학번 이전",
 "2023학년도 이후 입학자"); an annotator that only knows one pattern should fail here as it would
@@ -8,39 +8,10 @@ there. Every choice goes through the caller's seeded ``random.Random``.
 from __future__ import annotations
 
 import random
-import re
+
+from advisor.site_kit.korean import josa, particle  # noqa: F401 - this college's modules take their wording from here
 
 from .catalog import FIRST_COHORT, FORMER_NAMES, LAST_COHORT, Department, name_in
-
-# Final consonant of how a trailing digit / letter / numeral is read aloud (None = vowel).
-_DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "2": None, "3": "ㅁ", "4": None, "5": None, "6": "ㄱ",
-                "7": "ㄹ", "8": "ㄹ", "9": None, "Ⅰ": "ㄹ", "Ⅱ": None, "Ⅲ": "ㅁ"}
-_LETTER_FINAL = {"L": "ㄹ", "M": "ㅁ", "N": "ㄴ", "R": "ㄹ"}
-
-
-def _final(word: str) -> str | None:
-    word = re.sub(r"\([^()]*\)$", "", word.strip()) or word
-    last = word[-1]
-    if "가" <= last <= "힣":
-        jong = (ord(last) - 0xAC00) % 28
-        return None if jong == 0 else ("ㄹ" if jong == 8 else "x")
-    if last in _DIGIT_FINAL:
-        return _DIGIT_FINAL[last]
-    return _LETTER_FINAL.get(last.upper())
-
-
-def particle(word: str, pair: str) -> str:
-    """The form of a particle pair such as "은/는", "이/가", "으로/로" that follows ``word``."""
-    with_final, without = pair.split("/")
-    final = _final(word)
-    if pair == "으로/로":
-        return "로" if final in (None, "ㄹ") else "으로"
-    return without if final is None else with_final
-
-
-def josa(word: str, pair: str) -> str:
-    """``word`` followed by the right particle: josa("2019학번", "은/는") == "2019학번은"."""
-    return word + particle(word, pair)
 
 
 def pick(rng: random.Random, *options: str) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit.markup import join, p, tag
+
 from .layout import STYLESHEET, render
-from .markup import join, p, tag
 from .model import Output
 
 ROBOTS = """\

@@ -1,5 +1,8 @@
-"""The ground-truth manifest: one JSON line per source document, sorted by path, in the demo
-college's format (advisor/annotation/accuracy.py reads both). Outside site/: never served."""
+"""The ground-truth manifest: one JSON line per source document, sorted by path.
+
+Only evaluation reads it (to score an annotator against exact applicability); the pipeline
+never does, and it lives outside site/ so the server never serves it.
+"""
 
 from __future__ import annotations
 
@@ -14,3 +17,7 @@ def dumps(docs: list[Doc]) -> bytes:
         raise ValueError("two documents share a path")
     lines = [json.dumps(d.to_json(), ensure_ascii=False) for d in sorted(docs, key=lambda d: d.path)]
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def load(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
