@@ -78,7 +78,7 @@ def baseline_query(query: str, hidden: Mapping[str, Any], oracle: bool, advisor)
     wording, schema labels) appended after the question."""
     if not oracle or not hidden:
         return query
-    words = profile_prefix(known_profile(hidden, advisor.schema), advisor.schema, advisor.params)
+    words = profile_prefix(known_profile(hidden, advisor.schema), advisor.schema)
     return f"{query} {words}".strip()
 
 

@@ -276,12 +276,10 @@ def test_numbers_are_written_with_the_unit_their_question_asks_in():
 
 
 def test_questions_offer_every_value_as_an_option():
-    from serving.retrieval.params import RetrievalParams
-
     schema = SCHEMA_CONFIG.profile
-    cohort = profiling.question_for("cohort", schema, RetrievalParams(), "query")
+    cohort = profiling.question_for("cohort", schema, "query")
     assert [o.value for o in cohort.options] == list(range(2018, 2025))
-    campus = profiling.question_for("campus", schema, RetrievalParams(), "query")
+    campus = profiling.question_for("campus", schema, "query")
     assert [(o.value, o.label) for o in campus.options] == [("north", "북캠퍼스"), ("south", "남캠퍼스")]
 
 

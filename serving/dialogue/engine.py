@@ -198,7 +198,7 @@ class Advisor:
             pending.questions_so_far += len(attributes)
             pending.trace["questions"].extend({"attribute": a, "reason": reason} for a in attributes)
         session.pending = pending
-        questions = [profiling.question_for(a, self.schema, self.params, reason) for a in attributes]
+        questions = [profiling.question_for(a, self.schema, reason) for a in attributes]
         return Reply("ask", questions=questions, intent=pending.intent, trace=_trace(pending))
 
     def _answer(self, session: Session, pending: Pending, today: date) -> Reply:

@@ -25,7 +25,6 @@ from advisor.index import fields
 from serving.dialogue import templates
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
-from serving.retrieval.params import RetrievalParams
 from serving.retrieval.results import RetrievedChunk
 
 
@@ -106,7 +105,7 @@ def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted
 
 # ----------------------------------------------------------------------------- questions
 
-def question_for(name: str, schema: fields.Schema, params: RetrievalParams, reason: str) -> Question:
+def question_for(name: str, schema: fields.Schema, reason: str) -> Question:
     attribute = schema[name]
     if fields.is_categorical(attribute):
         options = [Option(value, attribute.label(value)) for value in attribute.values]

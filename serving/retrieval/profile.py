@@ -15,7 +15,6 @@ import numpy as np
 import tantivy
 
 from advisor.index import fields
-from serving.retrieval.params import RetrievalParams
 
 Known = dict[str, Any]  # attribute -> canonical value (str for categorical, int for ranges)
 
@@ -57,7 +56,7 @@ def _canonical_value(value: str, attribute) -> str:
     return value  # unknown value: still known, so it conflicts with every other annotated value
 
 
-def profile_prefix(known: Known, schema: fields.Schema, params: RetrievalParams | None = None) -> str:
+def profile_prefix(known: Known, schema: fields.Schema) -> str:
     """Soft augmentation text, e.g. "컴퓨터학과 2021학번 3학년" (schema order): categorical values
     by their button label, numbers with the unit their question asks in."""
     parts = []

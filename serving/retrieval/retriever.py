@@ -94,7 +94,7 @@ class Retriever:
     def _prepare(self, queries: Sequence[str], profiles: Sequence[Mapping | None], mode: str, soft: Soft) -> list[_Query]:
         known = [prof.known_profile(p, self.schema) for p in profiles]
         written = [_written(kn, soft) for kn in known]
-        prefixes = [prof.profile_prefix(w, self.schema, self.params) for w in written]
+        prefixes = [prof.profile_prefix(w, self.schema) for w in written]
         texts = [f"{prefix} {query}".strip() for prefix, query in zip(prefixes, queries)]
         # the embedder reads the prefixed text; BM25 the question's own words unless the params say
         # otherwise: what is needed is tokenized in one call
