@@ -279,7 +279,7 @@ def _document(row: dict, tokens: Sequence[str], schema: Mapping) -> tantivy.Docu
     doc = tantivy.Document()
     doc.add_integer(fields.ROW_FIELD, row["row"])
     doc.add_text(fields.BODY_FIELD, " ".join(t for t in tokens if t and not t.isspace()))
-    applies_to = json.loads(row["applies_to"]) if isinstance(row["applies_to"], str) else row["applies_to"]
+    applies_to = json.loads(row["applies_to"])
     for name, attribute in schema.items():
         value = applies_to.get(name)
         if fields.is_categorical(attribute):

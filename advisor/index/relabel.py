@@ -31,7 +31,7 @@ def _relabelled(collection: Collection, labels: Mapping, schema: fields.Schema) 
                   for cid, own in zip(collection.chunk_ids, collection.applies_to)]
     chunks = collection.chunks.with_columns(
         pl.Series("applies_to", [fields.applies_to_json(a) for a in applies_to], dtype=pl.String))
-    rows = [{"row": row, "applies_to": a} for row, a in zip(chunks["row"].to_list(), applies_to)]
+    rows = chunks.select("row", "applies_to").to_dicts()  # the chunk store's rows, as the writer indexes them
     index = b.bm25_index(None, rows, chunks["tokens"].to_list(), schema)
     return Collection(name=collection.name, index=index, searcher=index.searcher(), vectors=collection.vectors,
                       ann=collection.ann, chunks=chunks, chunk_ids=list(collection.chunk_ids), applies_to=applies_to)

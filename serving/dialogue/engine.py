@@ -56,7 +56,6 @@ class DialogueSettings:
     # An attribute is needed up front when at least this rank-weighted share of the candidates
     # depends on it: a third means "a substantial part of the likely answers differ by it".
     need_share: float = 1 / 3
-    need_documents: int | None = None  # the best candidate documents that decide (None: all of them)
     faq_candidates: int = 20  # URAG: the top 20 FAQ entries are considered
     # One evidence-driven follow-up turn per message (the paper's step 8), for documents and FAQ
     # entries alike; False is the "without re-retrieval" ablation: answer from the first retrieval.
@@ -177,8 +176,7 @@ class Advisor:
             # own filter would hide the near-duplicates that differ by department or cohort
             candidates = self._retrieve(pending, session, today, hard=False)
             pending.relevant |= set(profiling.relevant_attributes(candidates.chunks, self.doc_limits, self.schema,
-                                                                  self.settings.need_share,
-                                                                  self.settings.need_documents))
+                                                                  self.settings.need_share))
             if self.settings.evidence_follow_up:
                 # what the best passages for anyone depend on, where the session already knows it
                 # (an earlier answer, or every value up front): written now, as the evidence

@@ -63,12 +63,12 @@ def unsettled(attributes: Iterable[str], schema: fields.Schema, session: Session
     return [name for name in schema if name in wanted and not session.settled(name)]
 
 
-def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, frozenset[str]],
-                        schema: fields.Schema, share: float = 1 / 3, documents: int | None = None) -> list[str]:
-    """Attributes that a rank-weighted share of the candidates' best `documents` documents (all
-    when None) are limited on, in schema order (the order questions are asked): what the question
-    depends on. Each document counts once, weighted 1/k for the k-th distinct document: one long
-    page's many sections must not outvote the near-duplicates that differ by whom they apply to."""
+def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, Mapping[str, frozenset]],
+                        schema: fields.Schema, share: float = 1 / 3) -> list[str]:
+    """Attributes that a rank-weighted share of the candidates' documents are limited on, in schema
+    order (the order questions are asked): what the question depends on. Each document counts
+    once, weighted 1/k for the k-th distinct document: one long page's many sections must not
+    outvote the near-duplicates that differ by whom they apply to."""
     weights: dict[str, float] = defaultdict(float)
     values: dict[str, set] = defaultdict(set)
     total = 0.0
@@ -76,8 +76,6 @@ def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mappin
     for chunk in candidates:
         if chunk.doc_url in seen:
             continue
-        if documents is not None and len(seen) == documents:
-            break
         seen.add(chunk.doc_url)
         weight = 1.0 / len(seen)
         total += weight
