@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-DEMO_CONFIG_PATH = Path(str(resources.files("advisor.demo_college") / "institution.yaml"))
+DEMO_CONFIG_PATH = Path(str(resources.files("advisor") / "demo_college" / "institution.yaml"))  # no generator import
 
 
 class ConfigError(ValueError):

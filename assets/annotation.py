@@ -10,10 +10,10 @@ import polars as pl
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from advisor import history, progress
-from advisor.annotation import accuracy, store as annotation_store
+from advisor.annotation import accuracy, stage as annotation_stage
 from advisor.annotation.model import ChunkAnnotation, needs_of
 from advisor.annotation.rules import RulesAnnotator
-from advisor.chunking import augment, chunks as chunking
+from advisor.chunking import augment, stage as chunking
 from advisor.config import CategoricalAttribute, InstitutionConfig
 from advisor.lakehouse import insert_rows, scalar
 from advisor.quality import expectations_module, validate
@@ -27,11 +27,11 @@ from assets.lineage import (
     record_lineage,
     versions_metadata,
 )
-from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "annotation"
 CHUNK_CODE = code_version(chunking, augment)
-ANNOTATION_CODE = code_version(annotation_store)
+ANNOTATION_CODE = code_version(annotation_stage)
 
 
 @asset(
@@ -153,7 +153,7 @@ def chunk_annotations(
         annotators = annotators_for(config, llm, con, stack)
         for annotator in annotators:
             progress.report("chunk_annotations", f"annotating with {annotator.name}")
-            report = annotation_store.annotate_chunks(config, con, annotator, context.run_id)
+            report = annotation_stage.annotate_chunks(config, con, annotator, context.run_id)
             failures += report.failures
             versions += report.versions
             metadata.update({
@@ -216,11 +216,11 @@ def annotation_accuracy(
         return MaterializeResult(metadata={"skipped": f"ground truth file {path} not found"})
     manifest = accuracy.load_manifest(path)
     with warehouse.connect() as con:
-        contexts = annotation_store.chunk_contexts(con)
+        contexts = annotation_stage.chunk_contexts(con)
         rows, table, errors = [], {}, {}
         for annotator, version in con.execute(
                 "SELECT DISTINCT annotator, annotator_version FROM chunk_annotations ORDER BY annotator").fetchall():
-            stored = annotation_store.load_annotations(con, annotator, config)
+            stored = annotation_stage.load_annotations(con, annotator, config)
             scored = [c for c in contexts if c.chunk_id in stored]
             annotations = [ChunkAnnotation(stored[c.chunk_id], needs_of(stored[c.chunk_id])) for c in scored]
             result = accuracy.evaluate(scored, annotations, manifest, config, base_url=_base_url(config))

@@ -9,15 +9,15 @@ from pathlib import Path
 from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
 
 from advisor import progress
-from advisor.chunking.chunks import tokenizer_for
-from advisor.index.pipeline import BUILDS_DIR
+from advisor.chunking.token_cache import tokenizer_for
+from advisor.index.stage import BUILDS_DIR
 from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
 from assets.lineage import record_lineage
 from eval import benchmark, facts, line_scope, llm_benchmark, questions, store as eval_store, truth as eval_truth
 from eval.benchmark_io import read_benchmark
-from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "evaluation"
 BENCHMARK_CODE = code_version(benchmark, facts, line_scope, questions, eval_truth, llm_benchmark)

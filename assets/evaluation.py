@@ -17,13 +17,13 @@ from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, M
 
 from advisor import progress
 from advisor.index.build import MANIFEST
-from advisor.index.pipeline import BUILDS_DIR
+from advisor.index.stage import BUILDS_DIR
 from advisor.index.store import latest_build_dir
 from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
 from eval import store as eval_store
 from eval.store import aggregates_frame, evaluation_code_version, find_run, intent_frame, per_query_frame
-from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "evaluation"
 BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
@@ -105,7 +105,7 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
         test_examples = _intent_test_split(con)
     # The lakehouse stays closed while the systems run: minutes in which other readers may open it.
 
-    from advisor.chunking.chunks import tokenizer_for
+    from advisor.chunking.token_cache import tokenizer_for
     from serving.dialogue.engine import open_advisor
 
     progress.report("evaluation", "loading the index build")

@@ -7,17 +7,17 @@ from datetime import datetime, timezone
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from advisor import progress
-from advisor.index import pipeline as index_pipeline
+from advisor.index import stage as index_stage
 from advisor.index.embedders import LSAEmbedder
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
 from assets.annotation import active_annotator_name, chunk_annotations, chunk_augmentations
 from assets.intents import intent_dataset
 from assets.lineage import record_lineage
-from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "indexing"
-INDEX_CODE = code_version(index_pipeline)
+INDEX_CODE = code_version(index_stage)
 
 
 @asset(
@@ -58,7 +58,7 @@ def index_build(
                 enricher.record_usage(context.run_id, "index_build")
                 return enrichment
 
-        outcome = index_pipeline.build_index(
+        outcome = index_stage.build_index(
             config, con, warehouse.root, annotator=annotator, annotator_version=annotator_version or "",
             make_embedder=make_embedder, embedder_choice="openai" if use_openai else "lsa", run_id=context.run_id,
             enrich=enrich,

@@ -25,7 +25,7 @@ from assets.lineage import (
     record_lineage,
     versions_metadata,
 )
-from pipelines.resources import InstitutionResource, WarehouseResource
+from assets.resources import InstitutionResource, WarehouseResource
 
 CRAWL_VERSION = code_version(crawler, crawling, local_site)
 GROUP = "ingestion"

@@ -11,7 +11,7 @@ from advisor.intents import dataset as intent_dataset_module, seeds
 from advisor.versioning import code_version
 from assets.annotation import chunks
 from assets.lineage import record_lineage
-from pipelines.resources import InstitutionResource, WarehouseResource
+from assets.resources import InstitutionResource, WarehouseResource
 
 GROUP = "dialogue"
 INTENT_DATASET_CODE = code_version(intent_dataset_module, seeds)

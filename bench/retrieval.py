@@ -4,7 +4,7 @@
     make demo                              # a demo build to measure
     .venv/bin/python bench/retrieval.py [--queries 300] [--synthetic 100000]
 
-Ours: serving.retrieval (tantivy BM25 with the profile filter inside the query, exact dense search
+Ours: advisor.retrieval (tantivy BM25 with the profile filter inside the query, exact dense search
 over the eligible rows, RRF). Naive: rank-bm25 over the same tokens plus numpy brute-force cosine,
 filtering by a mask over every chunk. Both get the same pre-tokenized queries (Kiwi's per-query
 cost is printed apart) and both embed the query with the build's embedder inside the timing.
@@ -25,13 +25,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from advisor.chunking.chunks import tokenizer_for  # noqa: E402
+from advisor.chunking.token_cache import tokenizer_for  # noqa: E402
 from advisor.config import load_config  # noqa: E402
 from advisor.index.build import write_build  # noqa: E402
-from advisor.index.hashing import HashingEmbedder  # noqa: E402
+from tests.hashing_embedder import HashingEmbedder  # noqa: E402
 from advisor.index.store import latest_build_dir, load_build  # noqa: E402
-from serving.retrieval import RetrievalParams, Retriever  # noqa: E402
-from serving.retrieval.profile import conflicts, known_profile  # noqa: E402
+from advisor.retrieval import RetrievalParams, Retriever  # noqa: E402
+from advisor.retrieval.profile import conflicts, known_profile  # noqa: E402
 
 MODES = ("bm25", "dense", "hybrid", "hybrid+filter")
 

@@ -20,9 +20,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from serving.dialogue.engine import Advisor, DialogueSettings
-from serving.retrieval import Retriever
-from serving.retrieval.profile import known_profile
-from serving.retrieval.results import RetrievalResult
+from advisor.retrieval import Retriever
+from advisor.retrieval.profile import known_profile
+from advisor.retrieval.results import RetrievalResult
 
 
 def profile_key(profile: Mapping[str, Any] | None) -> tuple:

@@ -35,7 +35,7 @@ from eval.simulate import hidden_profile
 from eval.systems import (ANSWER_K, BASELINE_MODES, EVIDENCE_TOP, PROFILL_VARIANTS, RANK_DEPTH, URAG_DOC_K,
                           SystemAnswer, answer_from_chunks, baseline_query, extend, run_baseline, run_filtered,
                           run_profill, run_urag, true_label_advisor)
-from serving.retrieval import Retriever
+from advisor.retrieval import Retriever
 from serving.dialogue.evidence import select_evidence
 
 __all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "run_evaluation"]

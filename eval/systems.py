@@ -31,8 +31,8 @@ from eval.simulate import converse
 from serving.answer.fallback import fallback_answer
 from serving.dialogue import templates
 from serving.dialogue.engine import TEMPLATE_INTENTS
-from serving.retrieval.profile import known_profile, profile_prefix
-from serving.retrieval.results import RetrievedChunk
+from advisor.retrieval.profile import known_profile, profile_prefix
+from advisor.retrieval.results import RetrievedChunk
 
 ANSWER_K = 10  # chunks per retrieval, as served (the paper's 7 + 3)
 RANK_DEPTH = 50  # MRR / Recall@50 look this deep

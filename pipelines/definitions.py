@@ -8,7 +8,7 @@ from dagster import Definitions, in_process_executor, load_asset_checks_from_mod
 
 from advisor.config import load_config
 from assets import annotation, benchmarks, evaluation, indexing, ingestion, intents
-from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from pipelines.schedules import nightly_refresh, refresh_job
 from pipelines.sensors import config_changed
 

@@ -4,7 +4,7 @@
 from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SkipReason, sensor
 
 from advisor.config import ConfigError
-from pipelines.resources import InstitutionResource
+from assets.resources import InstitutionResource
 from pipelines.schedules import refresh_job
 
 

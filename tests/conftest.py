@@ -67,7 +67,7 @@ DEMO_SELECTION = "not key:evaluation and not key:evaluation_report"
 
 @pytest.fixture(scope="session")
 def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
-    from advisor.cli import main
+    from cli.main import main
 
     directory = tmp_path_factory.mktemp("demo")
     config_path = config_on_port(DEMO_CONFIG_PATH, directory, free_port())
@@ -95,7 +95,7 @@ BUSINESS_SELECTION = "not key:qa_benchmark and not key:evaluation and not key:ev
 def business_warehouse(tmp_path_factory) -> DemoWarehouse:
     """The pipeline on the second bundled institution, offline, up to the index build (everything
     but the benchmark and the evaluation)."""
-    from advisor.cli import main
+    from cli.main import main
 
     directory = tmp_path_factory.mktemp("business")
     config_path = config_on_port(BUSINESS_CONFIG_PATH, directory, free_port())

@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 import pytest
 
 from advisor.annotation.model import AnnotationFailure, ChunkAnnotation, needs_of, normalize
-from advisor.annotation.store import annotate_chunks, load_annotations
+from advisor.annotation.stage import annotate_chunks, load_annotations
 from advisor.chunking import augment
-from advisor.chunking.chunks import build_chunks
+from advisor.chunking.stage import build_chunks
 from advisor.config import load_config
 from advisor.ingest.documents import doc_id
 from advisor.lakehouse import connect, insert_rows

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from advisor.chunking.chunks import tokenizer_for
+from advisor.chunking.token_cache import tokenizer_for
 from advisor.config import load_config, parse_config
 from advisor.llm.client import LLMClient, LLMFailure
 from serving.answer import ComposedAnswer, LLMAnswerer, extractive_answer, fallback_answer, is_yes_no, readable
 from serving.answer.fallback import texts_for
 from advisor.demo_college.facts import contains_fact, fact_cases
-from serving.retrieval import RetrievedChunk
+from advisor.retrieval import RetrievedChunk
 from tests.openai_server import error, malformed, openai_server, reply, settings_for  # noqa: F401
 
 CONFIG = load_config()
@@ -161,7 +161,7 @@ def test_yes_no_questions(query, expected):
 # ----------------------------------------------------------------------------- demo college
 
 def _demo_setup(demo_warehouse):
-    from serving.retrieval import Retriever, latest_build_dir, load_build, params_from
+    from advisor.retrieval import Retriever, latest_build_dir, load_build, params_from
 
     config = demo_warehouse.config()
     tokenizer = tokenizer_for(config)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.chunking.chunks import tokenizer_for
+from advisor.chunking.token_cache import tokenizer_for
 from advisor.config import load_config
 from advisor.index.store import latest_build_dir, load_build
 from eval import benchmark, facts, questions

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from advisor.cli import main
+from cli.main import main
 from serving.api.terminal import Terminal, converse, parse_profile_args, BadInput
 from tests.fake_advisor import FakeAdvisor
 

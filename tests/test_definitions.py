@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.cli import main
+from cli.main import main
 from advisor.config import ConfigError, load_config, parse_config
 
 
@@ -62,7 +62,7 @@ def test_cli_rejects_bad_config_before_running(tmp_path, capsys):
 def test_llm_choice_follows_config_and_environment(monkeypatch):
     from dagster import Failure
 
-    from pipelines.resources import LLMResource
+    from assets.resources import LLMResource
 
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)

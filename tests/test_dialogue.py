@@ -10,7 +10,7 @@ from serving.dialogue import profiling
 from serving.dialogue.engine import DialogueInputError, open_advisor
 from serving.dialogue.evidence import follow_up_attributes, select_evidence
 from serving.dialogue.session import Session
-from serving.retrieval.results import RetrievedChunk
+from advisor.retrieval.results import RetrievedChunk
 
 SCHOLARSHIP = "제가 받을 수 있는 장학금이 있나요?"
 MAJOR_CREDITS = "졸업하려면 전공 몇 학점 들어야 해요?"

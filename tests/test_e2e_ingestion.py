@@ -9,7 +9,7 @@ import socket
 import pytest
 import yaml
 
-from advisor.cli import main
+from cli.main import main
 from advisor.lakehouse import connect
 from tests.conftest import demo_config_on_port, free_port
 

@@ -19,7 +19,7 @@ from eval.simulate import converse
 from eval.systems import ANSWER_K, RANK_DEPTH, extend
 from eval.truth import Truth, truth_file
 from serving.dialogue.engine import open_advisor
-from serving.retrieval import conflicts, known_profile
+from advisor.retrieval import conflicts, known_profile
 from tests.openai_server import Behaviour, malformed, openai_server, reply, settings_for  # noqa: F401
 
 TODAY = date(2026, 3, 2)

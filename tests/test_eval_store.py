@@ -298,7 +298,7 @@ def test_intent_report_rows(config):
 
 
 def test_code_version_follows_result_code_not_presentation(tmp_path):
-    for relative in ("eval/runner.py", "eval/store.py", "serving/retrieval/x.py", "serving/api/app.py",
+    for relative in ("eval/runner.py", "eval/store.py", "advisor/retrieval/x.py", "serving/api/app.py",
                      "advisor/llm/client.py", "assets/evaluation.py"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text("a = 1\n")
@@ -306,7 +306,7 @@ def test_code_version_follows_result_code_not_presentation(tmp_path):
     (tmp_path / "eval/store.py").write_text("a = 2\n")
     (tmp_path / "serving/api/app.py").write_text("a = 2\n")
     assert store.evaluation_code_version(tmp_path) == base
-    (tmp_path / "serving/retrieval/x.py").write_text("a = 2\n")
+    (tmp_path / "advisor/retrieval/x.py").write_text("a = 2\n")
     assert store.evaluation_code_version(tmp_path) != base
 
 
@@ -683,7 +683,7 @@ def warehouse_copy(demo_warehouse, tmp_path):
 
 
 def run_eval(argv, capsys):
-    from advisor.cli import main
+    from cli.main import main
 
     code = main(["eval", *argv])
     out, err = capsys.readouterr()
@@ -791,7 +791,7 @@ def materialize_evaluation(warehouse: Path, config_path: Path):
     from dagster import DagsterInstance, Definitions, in_process_executor
 
     from assets.evaluation import evaluation, evaluation_report
-    from pipelines.resources import InstitutionResource, LLMResource, WarehouseResource
+    from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 
     defs = Definitions(
         assets=[evaluation, evaluation_report],
@@ -873,7 +873,7 @@ def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehous
     """`make demo`'s ending on a tenth of the synthesized benchmark: the real systems through the
     evaluation assets, Table 1 printed last, the report on disk, and the profile-aware system ahead
     of the profile-blind ones on questions whose answer depends on who asks."""
-    from advisor.cli import main
+    from cli.main import main
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):

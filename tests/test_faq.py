@@ -11,20 +11,20 @@ import numpy as np
 import polars as pl
 import pytest
 
-from advisor.chunking.chunks import tokenizer_for
+from advisor.chunking.token_cache import tokenizer_for
 from advisor.config import load_config
 from advisor.index import fields
-from advisor.index.hashing import HashingEmbedder
+from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import latest_build_dir, load_build
 from advisor.llm.client import LLMClient
 from advisor.llm.faq_enrichment import (PAIRS_SCHEMA_NAME, PAIRS_TASK, PARAPHRASE_SCHEMA_NAME, PARAPHRASE_TASK,
                                         FAQEnricher, SourceChunk, source_chunks)
-from serving.faq.calibrate import (PAPER_THRESHOLD, CalibrationQuery, SweepPoint, calibrate, choose, evaluate,
+from advisor.faq.calibrate import (PAPER_THRESHOLD, CalibrationQuery, SweepPoint, calibrate, choose, evaluate,
                                    student_for, sweep, threshold_grid)
-from serving.faq.paraphrase import paraphrases, question_forms
-from serving.faq.store import (FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
+from advisor.faq.paraphrase import paraphrases, question_forms
+from advisor.faq.store import (FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
                                write_faq_store)
-from serving.retrieval import Retriever, conflicts, known_profile
+from advisor.retrieval import Retriever, conflicts, known_profile
 from tests.openai_server import malformed, openai_server, reply, settings_for  # noqa: F401
 
 SCHEMA = load_config().profile
@@ -164,7 +164,7 @@ def test_hard_filtering_hides_entries_written_for_another_group(store, build, to
     # an alias or button label means the same student as the canonical value
     label = build.schema[name].label(outside)
     assert ids({name: label}) == ids({name: outside})
-    # the rule is serving/retrieval's: what stays is exactly what does not conflict
+    # the rule is advisor/retrieval's: what stays is exactly what does not conflict
     known = known_profile({name: outside}, build.schema)
     assert ids({name: outside}) == {e.entry_id for e in store.entries if not conflicts(e.applies_to, known, build.schema)}
 

@@ -158,7 +158,7 @@ def _record_old_evaluation(con, build_id: str, chunk_ids: list[str], urls: list[
 def runs(tmp_path_factory):
     """Three materializations: the site as generated; then one page edited and another gone;
     then nothing changed. An evaluation row of the first build is recorded after the first."""
-    from advisor.cli import main
+    from cli.main import main
     from advisor.demo_college import build_site
 
     directory = tmp_path_factory.mktemp("history")

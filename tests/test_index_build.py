@@ -16,7 +16,7 @@ import pytest
 from advisor.config import load_config
 from advisor.index import layout
 from advisor.index.build import write_build
-from advisor.index.hashing import HashingEmbedder
+from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import latest_build_dir, load_build
 
 SCHEMA = load_config().profile
@@ -137,9 +137,9 @@ def test_loading_and_searching_never_imports_duckdb(tmp_path):
     script = f"""
 import sys
 from pathlib import Path
-from advisor.index.hashing import HashingEmbedder
+from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import latest_build_dir, load_build
-from serving.retrieval import Retriever
+from advisor.retrieval import Retriever
 build = load_build(latest_build_dir(Path({str(tmp_path)!r})), load_embedder=HashingEmbedder.load)
 result = Retriever(build, lambda texts: [t.split() for t in texts]).search("졸업 학점", {{"department": "CS"}})
 assert result.chunks, result

@@ -287,7 +287,7 @@ def test_asset_replaces_the_table_and_skips_an_unchanged_rebuild(demo_warehouse,
     from dagster import materialize
 
     from assets.intents import intent_dataset
-    from pipelines.resources import InstitutionResource, WarehouseResource
+    from assets.resources import InstitutionResource, WarehouseResource
 
     warehouse = tmp_path / "warehouse"
     warehouse.mkdir()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from advisor.llm.client import LLMClient
 from advisor.llm.time_sensitivity import SCHEMA_NAME, LLMTimeClassifier
-from serving.retrieval import TIME_WORDS, is_time_sensitive
+from advisor.retrieval import TIME_WORDS, is_time_sensitive
 from tests.openai_server import error, openai_server, reply, settings_for  # noqa: F401
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from advisor.config import load_config
 from advisor.index.build import write_build
-from advisor.index.hashing import HashingEmbedder
+from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import load_build
-from serving.retrieval import (RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
+from advisor.retrieval import (RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
                                recency_weight, rrf)
 
 SCHEMA = load_config().profile
@@ -353,7 +353,7 @@ def test_unknown_mode_is_rejected(split_corpus):
 
 def test_retrieval_settings_from_the_config_reach_the_params():
     from advisor.config import parse_config
-    from serving.retrieval.params import params_from
+    from advisor.retrieval.params import params_from
 
     config = parse_config({
         "institution": "X", "sources": [{"name": "a", "kind": "html", "seeds": ["http://127.0.0.1:1/"]}],

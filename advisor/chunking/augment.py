@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import duckdb
 
 from advisor.annotation.model import ChunkContext
-from advisor.annotation.store import chunk_contexts
+from advisor.annotation.stage import chunk_contexts
 from advisor.lakehouse import insert_rows, transaction
 from advisor.llm.augment import Augmentation
 from advisor.versioning import code_version

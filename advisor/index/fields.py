@@ -1,5 +1,5 @@
 """How a chunk's profile annotation is encoded in an index build, shared by the writer (build.py)
-and every reader (store.py, serving/retrieval), so both sides agree on field names and sentinels.
+and every reader (store.py, advisor/retrieval), so both sides agree on field names and sentinels.
 
 A chunk is eligible for a profile unless a non-null annotation conflicts with a KNOWN profile
 value (method.md §A, query step 5). To make that one query per attribute:

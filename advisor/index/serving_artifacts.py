@@ -16,7 +16,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
+from advisor.faq.calibrate import calibrate
+from advisor.faq.store import FAQStore, faq_entries_from_build, write_faq_store
 from advisor.index.store import load_build
+from advisor.intents.classifier import IntentClassifier, evaluate
+from advisor.retrieval import Retriever, params_from
 
 SERVING_FILE = "serving.json"
 FAQ_DIR = "faq"
@@ -29,10 +33,6 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
     (URAG-F, with an LLM) returns an advisor.llm.faq_enrichment.Enrichment: its entries join the
     store, and its held-apart paraphrases calibrate the threshold instead of rule paraphrases.
     Returns (summary for the manifest, the threshold sweep's rows for the lakehouse)."""
-    from serving.faq.calibrate import calibrate
-    from serving.faq.store import FAQStore, faq_entries_from_build, write_faq_store
-    from serving.retrieval import Retriever, params_from
-
     build_dir = Path(build_dir)
     build = load_build(build_dir)
     tokenize = tokenizer.content_morphemes
@@ -63,8 +63,6 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
 
 def _train_intents(directory: Path, examples: Sequence) -> dict:
     """Train on the train split, measure on the held-apart test split, save."""
-    from advisor.intents.classifier import IntentClassifier, evaluate
-
     if not examples:
         return {"trained": False, "reason": "no intent examples in the lakehouse (materialize intent_dataset)"}
     train = [e for e in examples if e.split == "train"]

@@ -11,7 +11,7 @@ re-run over unchanged sources makes no request. A failed call is skipped and cou
 replaced by an invented answer.
 
 The paraphrases are split: even positions go to the store, odd ones are held apart as the
-calibration queries of t_FAQ (serving.faq.calibrate, method "llm_paraphrases"), so the threshold
+calibration queries of t_FAQ (advisor.faq.calibrate, method "llm_paraphrases"), so the threshold
 is never tuned on questions the store contains verbatim.
 """
 
@@ -28,7 +28,7 @@ import duckdb
 from advisor.index.store import IndexBuild
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
-from serving.faq.store import FAQ_KIND, FAQEntry
+from advisor.faq.store import FAQ_KIND, FAQEntry
 
 PARAPHRASE_TASK, PAIRS_TASK = "faq_paraphrase", "faq_pairs"
 PARAPHRASE_PROMPT_VERSION, PAIRS_PROMPT_VERSION = "faq-paraphrase-v1", "faq-pairs-v1"

@@ -1,7 +1,7 @@
 """Does a question ask about something time-bound (a deadline, this semester's schedule, a recent
 notice)? Then retrieval gives the dynamic collection the larger share (3 static + 7 dynamic).
 
-Offline, `serving.retrieval.is_time_sensitive` decides by a word list; with an LLM configured this
+Offline, `advisor.retrieval.is_time_sensitive` decides by a word list; with an LLM configured this
 asks the model. A failed call returns None, and the caller falls back to the rule: a wrong guess
 only swaps the 7 + 3 split, so the rule is a safe fallback, never a fake LLM answer.
 """

@@ -22,7 +22,7 @@ from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
 from serving.answer.units import ComposedAnswer, Unit, marker, readable, row_cells, split_units, strip_bullet
-from serving.retrieval import RetrievedChunk, conflicts
+from advisor.retrieval import RetrievedChunk, conflicts
 
 Tokenize = Callable[[list[str]], list[list[str]]]
 SplitSentences = Callable[[str], list[str]]

@@ -14,7 +14,7 @@ from typing import Any
 from advisor.config import CategoricalAttribute, InstitutionConfig
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 from serving.answer.units import ComposedAnswer, marker, readable, split_units
-from serving.retrieval import RetrievedChunk
+from advisor.retrieval import RetrievedChunk
 
 PROMPT_VERSION = "answer-v1"
 SCHEMA_NAME = "grounded_answer"

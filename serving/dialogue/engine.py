@@ -35,8 +35,8 @@ from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
 from serving.dialogue.session import Pending, Session
 from serving.dialogue.types import Citation, Reply
-from serving.retrieval import Retriever, params_from
-from serving.retrieval.results import RetrievalResult
+from advisor.retrieval import Retriever, params_from
+from advisor.retrieval.results import RetrievalResult
 
 __all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "NoBuildError", "Session", "open_advisor"]
 
@@ -375,7 +375,7 @@ def open_advisor(builds_root: Path, config: InstitutionConfig, llm_settings=None
         raise NoBuildError(f"no index build published under {builds_root}: run `advisor materialize` first")
     build = load_build(directory)
     if tokenizer is None:
-        from advisor.chunking.chunks import tokenizer_for
+        from advisor.chunking.token_cache import tokenizer_for
 
         tokenizer = tokenizer_for(config)
     client = None
@@ -385,7 +385,7 @@ def open_advisor(builds_root: Path, config: InstitutionConfig, llm_settings=None
         client = LLMClient(llm_settings)
     faq_store = None
     if (directory / FAQ_DIR).is_dir():
-        from serving.faq.store import FAQStore
+        from advisor.faq.store import FAQStore
 
         faq_store = FAQStore.load(directory / FAQ_DIR, build.schema)
     return Advisor(build, config, tokenizer=tokenizer, llm_client=client,

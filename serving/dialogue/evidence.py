@@ -7,7 +7,7 @@ from typing import Sequence
 from advisor.index import fields
 from serving.dialogue.profiling import limited_in
 from serving.dialogue.session import Session
-from serving.retrieval.results import RetrievedChunk
+from advisor.retrieval.results import RetrievedChunk
 
 EVIDENCE_CHUNKS = 3  # what the answer is written from and cited
 

@@ -25,7 +25,7 @@ from advisor.index import fields
 from serving.dialogue import templates
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
-from serving.retrieval.results import RetrievedChunk
+from advisor.retrieval.results import RetrievedChunk
 
 
 class DialogueInputError(ValueError):

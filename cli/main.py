@@ -37,7 +37,7 @@ def materialize(args: argparse.Namespace) -> int:
     from dagster import AssetSelection, DagsterInstance
 
     from advisor import progress
-    from advisor.summary import print_run_summary
+    from cli.summary import print_run_summary
     from pipelines.definitions import build_definitions
 
     defs = build_definitions(config_path=config_path, warehouse=str(warehouse))
@@ -78,7 +78,7 @@ def materialize(args: argparse.Namespace) -> int:
 
 
 def _llm_settings_or_none():
-    """The configured LLM (as pipelines/resources.py decides "configured"), else None: offline."""
+    """The configured LLM (as assets/resources.py decides "configured"), else None: offline."""
     from advisor.llm.settings import LLMSettings
 
     settings = LLMSettings.from_env()  # ValueError names the bad variable
@@ -93,7 +93,7 @@ def _serving_inputs(args: argparse.Namespace):
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         return None
-    from advisor.index.pipeline import BUILDS_DIR
+    from advisor.index.stage import BUILDS_DIR
 
     return config, _warehouse(args.warehouse) / BUILDS_DIR, llm_settings
 
@@ -182,7 +182,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:  # BenchmarkError is a ValueError and names the line
         raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
     warehouse = _warehouse(args.warehouse)
-    from advisor.index.pipeline import BUILDS_DIR
+    from advisor.index.stage import BUILDS_DIR
     from advisor.index.store import latest_build_dir
 
     if latest_build_dir(warehouse / BUILDS_DIR) is None:
@@ -191,7 +191,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     import polars as pl
 
-    from advisor.chunking.chunks import tokenizer_for
+    from advisor.chunking.token_cache import tokenizer_for
     from eval.outfile import out_document, write_out
     from eval.provenance import gold_line
     from eval.reports import table1_caption, table1_markdown

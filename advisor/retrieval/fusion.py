@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from serving.retrieval.signals import Ranking
+from advisor.retrieval.signals import Ranking
 
 
 def rrf(rankings: list[Ranking], k: int = 60) -> list[tuple[int, float, list[int | None]]]:

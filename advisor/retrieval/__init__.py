@@ -6,11 +6,11 @@
 """
 
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
-from serving.retrieval.fusion import is_time_sensitive, quotas, recency_weight, rrf
-from serving.retrieval.params import TIME_WORDS, RetrievalParams, params_from
-from serving.retrieval.profile import Conflict, conflicts, known_profile, profile_prefix
-from serving.retrieval.results import Hit, RetrievalResult, RetrievedChunk
-from serving.retrieval.retriever import MODES, Retriever
+from advisor.retrieval.fusion import is_time_sensitive, quotas, recency_weight, rrf
+from advisor.retrieval.params import TIME_WORDS, RetrievalParams, params_from
+from advisor.retrieval.profile import Conflict, conflicts, known_profile, profile_prefix
+from advisor.retrieval.results import Hit, RetrievalResult, RetrievedChunk
+from advisor.retrieval.retriever import MODES, Retriever
 
 __all__ = [
     "MODES", "TIME_WORDS", "Conflict", "Hit", "IndexBuild", "RetrievalParams", "RetrievalResult", "RetrievedChunk",

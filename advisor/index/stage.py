@@ -18,8 +18,10 @@ from pathlib import Path
 
 import duckdb
 
-from advisor.chunking.chunks import cached_tokens, tokenizer_for, tokenizer_version_for
+from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
+from advisor.faq import calibrate, paraphrase, store
+from advisor.intents import classifier
 from advisor.intents.dataset import load_intent_examples
 from advisor.index import build, records as index_records, serving_artifacts
 from advisor.index.store import latest_build_dir
@@ -61,9 +63,6 @@ def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_
 
 
 def _serving_code_version() -> str:
-    from advisor.intents import classifier
-    from serving.faq import calibrate, paraphrase, store
-
     return code_version(serving_artifacts, classifier, calibrate, paraphrase, store)
 
 

@@ -6,7 +6,7 @@ a long entry may span several chunks of one doc_url). Enriched entries (URAG-F, 
 generated pairs) point back to the seed entry or chunk they came from through `source_url` and
 `chunk_ids`, so several entries may share one source_url.
 
-Hard filtering uses the proFILL conflict rule of serving/retrieval/profile.py unchanged: a student
+Hard filtering uses the proFILL conflict rule of advisor/retrieval/profile.py unchanged: a student
 never gets a verbatim answer written for another department or cohort.
 """
 
@@ -23,7 +23,7 @@ import polars as pl
 
 from advisor.index import fields
 from advisor.index.store import IndexBuild
-from serving.retrieval.profile import EligibilityTable, known_profile
+from advisor.retrieval.profile import EligibilityTable, known_profile
 
 FAQ_DIR = "faq"  # the store's folder inside an index build
 ENTRIES_FILE = "entries.parquet"

@@ -29,8 +29,8 @@ import numpy as np
 
 from advisor.index import fields
 from advisor.index.store import IndexBuild
-from serving.faq.paraphrase import paraphrases, question_forms
-from serving.faq.store import FAQ_KIND, FAQMatch, FAQStore
+from advisor.faq.paraphrase import paraphrases, question_forms
+from advisor.faq.store import FAQ_KIND, FAQMatch, FAQStore
 
 PAPER_THRESHOLD = 0.9
 GRID_START, GRID_STOP, GRID_STEP = 0.50, 0.99, 0.01

@@ -12,9 +12,9 @@ from typing import Any, Callable, Mapping, Sequence, Union
 import numpy as np
 
 from advisor.index.store import Collection, IndexBuild
-from serving.retrieval import fusion, profile as prof, signals
-from serving.retrieval.params import RetrievalParams
-from serving.retrieval.results import Hit, RetrievalResult, RetrievedChunk
+from advisor.retrieval import fusion, profile as prof, signals
+from advisor.retrieval.params import RetrievalParams
+from advisor.retrieval.results import Hit, RetrievalResult, RetrievedChunk
 
 MODES = ("bm25", "dense", "hybrid")
 # Soft augmentation: True writes every known value in the prefix, False turns it off, a set of

@@ -1,4 +1,4 @@
-"""Cut the active documents into chunks, incrementally, with a Kiwi token cache.
+"""The chunking stage: cut the active documents into chunks, incrementally, with a Kiwi token cache.
 
 A document is re-chunked only when its text or the chunker changed; chunks of documents that are
 no longer active (removed, expired, consolidated) are dropped from `chunks`, and retired, not
@@ -15,7 +15,8 @@ from datetime import datetime, timezone
 
 import duckdb
 
-from advisor.chunking import chunker, keywords, kiwi_tokens, model
+from advisor.chunking import chunker, keywords, model
+from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
 from advisor.history import CHUNKS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, scalar, transaction
@@ -38,49 +39,10 @@ class ChunkReport:
     versions: Counter = field(default_factory=Counter)  # chunk versions opened / retired
 
 
-def tokenizer_for(config: InstitutionConfig) -> kiwi_tokens.KiwiTokenizer:
-    """The one tokenizer setup shared by chunks, indexes and queries (the config's aliases as
-    user words, so 컴퓨터학과 stays one token)."""
-    return kiwi_tokens.get_tokenizer(kiwi_tokens.user_words_from_config(config))
-
-
-def tokenizer_version_for(config: InstitutionConfig) -> str:
-    """The tokenizer's version without starting Kiwi (1.5-3.5 s): enough to see nothing changed."""
-    return kiwi_tokens.tokenizer_version(kiwi_tokens.user_words_from_config(config))
-
-
 def chunker_version(config: InstitutionConfig) -> str:
     digest = code_version(chunker, keywords, model)
     key = f"{digest}|{config.pipeline.chunk_max_chars}|{tokenizer_version_for(config)}"
     return hashlib.sha256(key.encode()).hexdigest()[:12]
-
-
-def cached_tokens(
-    con: duckdb.DuckDBPyConnection, tokenizer: kiwi_tokens.KiwiTokenizer, texts: list[str], report: ChunkReport | None = None
-) -> list[list[tuple[str, str]]]:
-    """(form, tag) content morphemes for `texts`, from the cache where possible; new ones are
-    stored. Kiwi is the slow step of the whole annotation stage, so no text is tokenized twice."""
-    hashes = [text_hash(t) for t in texts]
-    known = {
-        h: list(zip(tokens, tags))
-        for h, tokens, tags in con.execute(
-            "SELECT text_hash, tokens, tags FROM chunk_tokens WHERE tokenizer_version = ? AND text_hash IN (SELECT unnest(?))",
-            [tokenizer.version, sorted(set(hashes))],
-        ).fetchall()
-    }
-    missing = {h: t for h, t in zip(hashes, texts) if h not in known}
-    if missing:
-        computed = tokenizer.tagged_morphemes(list(missing.values()))
-        insert_rows(con, "chunk_tokens", [
-            {"text_hash": h, "tokenizer_version": tokenizer.version,
-             "tokens": [form for form, _ in tagged], "tags": [tag for _, tag in tagged]}
-            for h, tagged in zip(missing, computed)
-        ])
-        known.update(zip(missing, computed))
-    if report is not None:
-        report.tokens_computed += len(missing)
-        report.tokens_cached += len(set(hashes)) - len(missing)
-    return [known[h] for h in hashes]
 
 
 def build_chunks(config: InstitutionConfig, con: duckdb.DuckDBPyConnection, run_id: str) -> ChunkReport:
