@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo business readme-results test browser serve ui clean-warehouse
+.PHONY: demo business readme-results test lint browser serve ui clean-warehouse
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,9 +25,14 @@ business: $(STAMP)
 readme-results: $(STAMP)
 	$(BIN)/python -m eval.readme_results --warehouse warehouse --warehouse $(BUSINESS_WAREHOUSE)
 
-## Run the test suite (installs Chromium for the browser tests first when it is missing).
-test: $(STAMP) browser
+## Lint (ruff), check the layers (import-linter contracts in pyproject.toml), run the test suite
+## (installs Chromium for the browser tests first when it is missing).
+test: $(STAMP) browser lint
 	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 ## Debian's Chromium and a Korean font for the browser tests (playwright drives /usr/bin/chromium;
 ## no browser download). Needs root; without it the browser tests are skipped with the reason.

@@ -1,4 +1,4 @@
-"""The institution config (interfaces.md §2): one YAML file describes one institution.
+"""The institution config (docs/contracts.md §2): one YAML file describes one institution.
 
 Validation errors name the offending field (``sources[1].kind: ...``) so an IT team adapting the
 file to its own site sees at once what to fix.
@@ -10,12 +10,16 @@ import hashlib
 import json
 import os
 import re
+from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from advisor import environment
 
 DEMO_CONFIG_PATH = Path(str(resources.files("advisor") / "demo_college" / "institution.yaml"))  # no generator import
 
@@ -144,15 +148,16 @@ class EvaluationSettings(_Strict):
 
 
 class RetrievalSettings(_Strict):
-    """Retrieval knobs (method.md §A, query steps 5-6); unset fields keep the method's values.
-    Written into each index build, so serving and evaluation use what the institution chose."""
+    """Retrieval knobs (docs/method.md §A online steps 5-6); unset fields keep the method's values.
+    Written into each index build, so serving and evaluation use what the institution chose. These
+    defaults are also advisor.retrieval.RetrievalParams' (the dialogue's k is static_k + dynamic_k)."""
 
-    rrf_k: Annotated[int, Field(gt=0)] = 60
-    static_k: Annotated[int, Field(ge=0)] = 7
-    dynamic_k: Annotated[int, Field(ge=0)] = 3
-    half_life_days: Annotated[float, Field(gt=0)] = 90.0
-    candidates: Annotated[int, Field(gt=0)] = 100
-    dense_exact: bool = True
+    rrf_k: Annotated[int, Field(gt=0)] = 60  # reciprocal rank fusion constant (the paper's k = 60)
+    static_k: Annotated[int, Field(ge=0)] = 7  # aggregation to ten chunks: 7 static + 3 dynamic ...
+    dynamic_k: Annotated[int, Field(ge=0)] = 3  # ... reversed (3 + 7) for time-sensitive queries
+    half_life_days: Annotated[float, Field(gt=0)] = 90.0  # recency: score x 0.5 ** (age_days / half-life)
+    candidates: Annotated[int, Field(gt=0)] = 100  # per signal and collection: the lists fused / re-weighted
+    dense_exact: bool = True  # exact dense search over the eligible rows, not the HNSW index
     time_words: tuple[str, ...] | None = None  # None: the built-in Korean/English list
     specificity: bool = True  # soft augmentation's ranking of documents written for the student
     prefix_in_bm25: bool = False  # True: the paper's profile prefix in both searches, not dense only
@@ -229,13 +234,16 @@ class InstitutionConfig(_Strict):
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, tz: str) -> str:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
         try:
             ZoneInfo(tz)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"unknown timezone {tz!r}") from None
         return tz
+
+    def today(self) -> date:
+        """'Today' where the institution is: notice expiry, the recency of notices and the dialogue
+        follow its calendar, not the server's."""
+        return datetime.now(ZoneInfo(self.timezone)).date()
 
     def source(self, name: str) -> Source:
         for source in self.sources:
@@ -273,7 +281,7 @@ def parse_config(data: object, origin: str = "<config>") -> InstitutionConfig:
 
 def load_config(path: str | os.PathLike | None = None) -> InstitutionConfig:
     """Load `path`, else $ADVISOR_CONFIG, else the bundled demo college."""
-    path = Path(path or os.environ.get("ADVISOR_CONFIG") or DEMO_CONFIG_PATH)
+    path = Path(environment.config_path(path) or DEMO_CONFIG_PATH)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -9,7 +9,8 @@ from pathlib import Path
 import polars as pl
 from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
-from advisor import history, progress
+from advisor import progress
+from advisor.lakehouse import history
 from advisor.annotation import accuracy, stage as annotation_stage
 from advisor.annotation.model import ChunkAnnotation, needs_of
 from advisor.annotation.rules import RulesAnnotator
@@ -80,7 +81,7 @@ def chunks(context: AssetExecutionContext, institution: InstitutionResource, war
         }
         in_history = history_check(con, history.CHUNKS)
         record_lineage(context, con, config, asset="chunks", started_at=started, code_version=CHUNK_CODE,
-                       upstream=["documents"], row_count=frame.height,
+                       row_count=frame.height,
                        counts={"rows_added": report.chunks_added, "rows_removed": report.chunks_removed,
                                "rows_unchanged": frame.height - report.chunks_added},
                        metadata=metadata)
@@ -168,7 +169,7 @@ def chunk_annotations(
         insert_rows(con, "ingest_failures", failures)
         active = annotators[-1]
         total = scalar(con, "SELECT count(*) FROM chunk_annotations")
-        missing = scalar(con, 
+        missing = scalar(con,
             "SELECT count(*) FROM chunks WHERE chunk_id NOT IN (SELECT chunk_id FROM chunk_annotations WHERE annotator = ?)",
             [active.name])
         in_schema = _schema_expectations(config, con)
@@ -177,7 +178,7 @@ def chunk_annotations(
                          **versions_metadata(versions, history.ANNOTATIONS, con)})
         in_history = history_check(con, history.ANNOTATIONS)
         record_lineage(context, con, config, asset="chunk_annotations", started_at=started,
-                       code_version=ANNOTATION_CODE, upstream=["chunks"], row_count=total,
+                       code_version=ANNOTATION_CODE, row_count=total,
                        counts={"failures": len(failures)}, metadata={k: v for k, v in metadata.items()
                                                                      if not isinstance(v, MetadataValue)})
     return MaterializeResult(
@@ -235,7 +236,7 @@ def annotation_accuracy(
             **{f"exact_match/{key}": round(r["exact_match"], 4) for key, r in table.items()},
         }
         record_lineage(context, con, config, asset="annotation_accuracy", started_at=started,
-                       code_version=code_version(accuracy), upstream=["chunk_annotations"], row_count=len(rows),
+                       code_version=code_version(accuracy), row_count=len(rows),
                        counts={}, metadata=metadata)
     return MaterializeResult(metadata={**metadata, "accuracy": MetadataValue.md(_accuracy_markdown(table)),
                                        "errors": MetadataValue.json(errors)})
@@ -266,7 +267,7 @@ def chunk_augmentations(
     with warehouse.connect() as con, ExitStack() as stack:
         augmenters = [augment.ExtractiveAugmenter()]
         if llm.wanted(config.pipeline.augmentation, "augmentation"):
-            from advisor.llm.augment import LLMAugmenter
+            from advisor.chunking.llm_augment import LLMAugmenter
 
             augmenters.append(LLMAugmenter(stack.enter_context(llm.client()), con))
         metadata = {}
@@ -279,5 +280,5 @@ def chunk_augmentations(
         total = scalar(con, "SELECT count(*) FROM chunk_augmentations")
         metadata["dagster/row_count"] = total
         record_lineage(context, con, config, asset="chunk_augmentations", started_at=started,
-                       code_version=CHUNK_CODE, upstream=["chunks"], row_count=total, counts={}, metadata=metadata)
+                       code_version=CHUNK_CODE, row_count=total, counts={}, metadata=metadata)
     return MaterializeResult(metadata=metadata)

@@ -1,16 +1,15 @@
 """Evaluation stage: the QA benchmark synthesized from the latest index build's chunks and, when the
 config names a truth file, the true applicability of their sources (else the build's annotations;
-interfaces.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
+docs/contracts.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
 
 from contextlib import ExitStack
 from datetime import datetime, timezone
-from pathlib import Path
 
 from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
 
 from advisor import progress
 from advisor.chunking.token_cache import tokenizer_for
-from advisor.index.stage import BUILDS_DIR
+from advisor.index.layout import builds_dir
 from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
@@ -35,7 +34,7 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
     config = institution.load()
     started = datetime.now(timezone.utc)
     progress.report("qa_benchmark", "synthesizing the QA benchmark from the latest build")
-    build = load_build(latest_build_dir(Path(warehouse.root) / BUILDS_DIR))
+    build = load_build(latest_build_dir(builds_dir(warehouse.root)))
     try:
         path = eval_truth.truth_file(config, warehouse.root)
     except FileNotFoundError as exc:
@@ -69,7 +68,7 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
         if report["instances"]:
             eval_store.record_benchmark(con, report["path"], report["benchmark_hash"], read_benchmark(report["path"]))
         record_lineage(context, con, config, asset="qa_benchmark", started_at=started, code_version=BENCHMARK_CODE,
-                       upstream=["index_build"], row_count=report["instances"],
+                       row_count=report["instances"],
                        counts={"rows_added": report["instances"] if report["written"] else 0},
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)

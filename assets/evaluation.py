@@ -2,44 +2,38 @@
 held-out split, recorded in the lakehouse (eval/store.py), and the report (tables + charts) of
 that run under <warehouse>/reports/<run_id>/.
 
-A run is reused, not repeated, when everything that decides its results is unchanged (index
-build, benchmark bytes, evaluation code, config, systems, settings, LLM): re-materializing after an
-unrelated change costs a lookup, not minutes of retrieval.
+The evaluation itself is eval/entry.py's, shared with `advisor eval`: a run is reused, not
+repeated, when everything that decides its results is unchanged (index build, benchmark bytes,
+evaluation code, config, systems, settings, LLM): re-materializing after an unrelated change costs
+a lookup, not minutes of retrieval.
 """
 
 import hashlib
-import json
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue, asset
 
-from advisor import progress
-from advisor.index.build import MANIFEST
-from advisor.index.stage import BUILDS_DIR
-from advisor.index.store import latest_build_dir
 from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
+from eval import registry
 from eval import store as eval_store
-from eval.store import aggregates_frame, evaluation_code_version, find_run, intent_frame, per_query_frame
+from eval.store import aggregates_frame, evaluation_code_version, intent_frame, per_query_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 
 GROUP = "evaluation"
 BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
 REPORTS_DIR = "reports"
-INTENT_DIR = "intent"  # the intent classifier inside an index build
 # No LLM needed: what the pipeline evaluates by default (LLM systems and judges cost money per run).
-OFFLINE_SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+filter", "profill", "profill-no-hard-filter",
-                   "profill-no-soft-prefix", "profill-no-reretrieval", "profill-true-labels", "urag")
-SETTINGS = ("deployment", "deployment-dont-know", "oracle")
+OFFLINE_SYSTEMS = registry.OFFLINE
+SETTINGS = registry.SETTINGS
 EVALUATION_CODE = evaluation_code_version()
 # The report is a rendering of stored rows: its version is the renderer's and this module's source.
 _ROOT = Path(__file__).resolve().parent.parent
 REPORT_CODE = hashlib.sha256(b"".join(
-    (_ROOT / name).read_bytes() for name in ("eval/reports.py", "eval/report_tables.py", "eval/report_charts.py",
-                                             "eval/provenance.py", "eval/label_gap.py", "assets/report_metadata.py",
-                                             "assets/evaluation.py"))).hexdigest()[:12]
+    (_ROOT / name).read_bytes() for name in ("eval/reports.py", "eval/report_data.py", "eval/report_tables.py",
+                                             "eval/report_charts.py", "eval/provenance.py", "eval/label_gap.py",
+                                             "assets/report_metadata.py", "assets/evaluation.py"))).hexdigest()[:12]
 
 
 class EvaluationConfig(Config):
@@ -60,10 +54,6 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
                warehouse: WarehouseResource, llm: LLMResource) -> MaterializeResult:
     institution_config = institution.load()
     started = datetime.now(timezone.utc)
-    builds_root = warehouse.root / BUILDS_DIR
-    build_dir = latest_build_dir(builds_root)
-    if build_dir is None:
-        raise Failure(f"no index build under {builds_root}: materialize index_build first")
     benchmark = warehouse.root / BENCHMARK_FILE
     if not benchmark.is_file():
         raise Failure(f"no benchmark at {benchmark}: materialize qa_benchmark first")
@@ -74,67 +64,27 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
         context.log.warning(reason)
         with warehouse.connect() as con:
             record_lineage(context, con, institution_config, asset="evaluation", started_at=started,
-                           code_version=EVALUATION_CODE, upstream=["qa_benchmark", "index_build"], row_count=0,
+                           code_version=EVALUATION_CODE, row_count=0,
                            counts={}, metadata={"skipped": reason})
         return MaterializeResult(metadata={"skipped": reason})
-
-    from eval import runner  # lazily: the systems pull in the whole serving stack
-    from eval import truth as eval_truth
-    from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
-
-    systems = _checked(config.systems, runner.SYSTEMS, "systems")
-    settings = _checked(config.settings, runner.SETTINGS, "settings")
+    systems = _checked(config.systems, registry.NAMES, "systems")
+    settings = _checked(config.settings, registry.SETTINGS, "settings")
     llm_settings = None
     if config.use_llm:
         if not llm.configured():
             raise Failure("use_llm is set but no LLM is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                           "local server), or leave use_llm off")
         llm_settings = llm.settings()
-    manifest = json.loads((build_dir / MANIFEST).read_text(encoding="utf-8"))
-    meta = eval_store.meta_from_build(
-        manifest, config=institution_config, benchmark=str(benchmark), benchmark_hash=benchmark_hash(benchmark),
-        instances=0, systems=systems, settings=settings, started_at=started,
-        llm_model=llm_settings.model if llm_settings is not None else None, dagster_run_id=context.run_id)
 
-    with warehouse.connect() as con:
-        eval_store.ensure_schema(con)
-        reused = find_run(con, meta.fingerprint)
-        if reused is not None:
-            context.log.info(f"build, benchmark, code and config unchanged: reusing evaluation run {reused}")
-            return _result(context, con, institution_config, reused, started, reused=True)
-        test_examples = _intent_test_split(con)
-    # The lakehouse stays closed while the systems run: minutes in which other readers may open it.
-
-    from advisor.chunking.token_cache import tokenizer_for
-    from serving.dialogue.engine import open_advisor
-
-    progress.report("evaluation", "loading the index build")
-    tokenizer = tokenizer_for(institution_config)
-    advisor = open_advisor(builds_root, institution_config, llm_settings, tokenizer=tokenizer)
-    if advisor.build_id != meta.build_id:
-        raise Failure(f"the latest index build changed while the evaluation started ({meta.build_id} -> "
-                      f"{advisor.build_id}); materialize evaluation again")
-    try:
-        instances = read_benchmark(benchmark, advisor.schema)
-    except BenchmarkError as exc:
-        raise Failure(str(exc)) from None
-    meta = replace(meta, instances=len(instances), gold_from=eval_store.gold_from_of(instances))
-    context.log.info(f"evaluating {len(systems)} systems x {len(settings)} settings on {len(instances)} instances")
-
-    def report_progress(*parts, **named) -> None:  # tolerant: the runner decides what it reports
-        progress.report("evaluation", " ".join(str(p) for p in (*parts, *named.values())))
+    from eval.entry import EvaluationError, evaluate
 
     try:
-        true_labels = eval_truth.true_labels(institution_config, warehouse.root, advisor.build)
-    except FileNotFoundError as exc:
+        result = evaluate(institution_config, warehouse.root, benchmark, systems, settings, connect=warehouse.connect,
+                          llm_settings=llm_settings, dagster_run_id=context.run_id, say=context.log.info)
+    except EvaluationError as exc:
         raise Failure(str(exc)) from None
-    outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
-                                    tokenizer=tokenizer, progress=report_progress, true_labels=true_labels)
-    intent, router, predictions = _intent_evaluation(build_dir, test_examples)
     with warehouse.connect() as con:
-        run_id = eval_store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router,
-                                       instances=instances, intent_predictions=predictions)
-        return _result(context, con, institution_config, run_id, started, reused=False)
+        return _result(context, con, institution_config, result.run_id, started, reused=result.reused)
 
 
 def _checked(names: list[str], allowed, what: str) -> tuple[str, ...]:
@@ -142,30 +92,6 @@ def _checked(names: list[str], allowed, what: str) -> tuple[str, ...]:
     if unknown or not names:
         raise Failure(f"evaluation config {what}: unknown or no names {unknown}; expected some of {list(allowed)}")
     return tuple(dict.fromkeys(names))
-
-
-def _intent_test_split(con) -> list:
-    from advisor.intents.dataset import load_intent_examples
-
-    return [e for e in load_intent_examples(con) if e.split == "test"]
-
-
-def _intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None, list[dict]]:
-    """The build's intent classifier on the held-out examples: (intent_report, classifier version,
-    one prediction per example: example_id, text, gold intent, predicted, confidence), or
-    (None, None, []) when the build has no classifier or the lakehouse no test split."""
-    if not test_examples or not (build_dir / INTENT_DIR).is_dir():
-        return None, None, []
-    from advisor.intents import INTENTS
-    from advisor.intents.classifier import IntentClassifier
-    from eval.metrics import intent_report
-
-    classifier = IntentClassifier.load(build_dir / INTENT_DIR)
-    results = classifier.predict([e.text for e in test_examples])
-    predictions = [{"example_id": e.example_id, "text": e.text, "intent": e.intent, "predicted": p.intent,
-                    "confidence": p.confidence} for e, p in zip(test_examples, results)]
-    report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions], labels=INTENTS)
-    return report, classifier.version, predictions
 
 
 def _result(context, con, institution_config, run_id: str, started: datetime, *, reused: bool) -> MaterializeResult:
@@ -191,7 +117,7 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
         **({"gold_note": note} if (note := gold_note(run.get("gold_from"))) else {}),
     }
     record_lineage(context, con, institution_config, asset="evaluation", started_at=started,
-                   code_version=EVALUATION_CODE, upstream=["qa_benchmark", "index_build"], row_count=rows,
+                   code_version=EVALUATION_CODE, row_count=rows,
                    counts={"rows_added": 0 if reused else rows, "rows_unchanged": rows if reused else 0},
                    metadata=metadata)
     table = table1(aggregates)
@@ -244,7 +170,7 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
         metadata = {"eval_run_id": run_id, "report_path": str(written["markdown"]),
                     "charts": [str(p) for p in written["charts"]], "gold_from": run.get("gold_from") or "unknown"}
         record_lineage(context, con, institution_config, asset="evaluation_report", started_at=started,
-                       code_version=REPORT_CODE, upstream=["evaluation"], row_count=len(written["charts"]) + 1,
+                       code_version=REPORT_CODE, row_count=len(written["charts"]) + 1,
                        counts={}, metadata=metadata)
     # Tables first (drawn inline on the asset page), then the charts, then the whole report.
     note = gold_note(run.get("gold_from"))

@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from advisor import progress
-from advisor.index import stage as index_stage
+from advisor.build import stage as index_stage
 from advisor.index.embedders import LSAEmbedder
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
-from assets.annotation import active_annotator_name, chunk_annotations, chunk_augmentations
+from assets.annotation import active_annotator_name, chunk_annotations, chunk_augmentations, chunks
 from assets.intents import intent_dataset
 from assets.lineage import record_lineage
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
@@ -21,7 +21,8 @@ INDEX_CODE = code_version(index_stage)
 
 
 @asset(
-    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE, deps=[chunk_annotations, chunk_augmentations, intent_dataset],
+    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE,
+    deps=[chunks, chunk_annotations, chunk_augmentations, intent_dataset],
     pool="lakehouse",
     description="A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, "
     "chunk store, embedder, manifest; the same over the URAG-D augmented texts) published atomically as the "
@@ -49,7 +50,7 @@ def index_build(
 
         enrich = None
         if llm.wanted({"llm": "llm", "off": "offline"}.get(config.pipeline.faq_enrichment, "auto"), "faq_enrichment"):
-            from advisor.llm.faq_enrichment import FAQEnricher, source_chunks
+            from advisor.faq.enrichment import FAQEnricher, source_chunks
 
             enricher = FAQEnricher(stack.enter_context(llm.client()), con)
 
@@ -74,7 +75,7 @@ def index_build(
             **serving_metadata(outcome.serving),
         }
         record_lineage(context, con, config, asset="index_build", started_at=started, code_version=INDEX_CODE,
-                       upstream=["chunks", "chunk_annotations", "chunk_augmentations", "intent_dataset"], row_count=sum(outcome.counts.values()),
+                       row_count=sum(outcome.counts.values()),
                        counts={"rows_added": sum(outcome.counts.values()) if outcome.published else 0},
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)

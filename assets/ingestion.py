@@ -13,7 +13,8 @@ from dagster import (
     asset,
 )
 
-from advisor import history, progress
+from advisor import progress
+from advisor.lakehouse import history
 from advisor.ingest import crawler, documents as cleaning, local_site, raw_documents as crawling
 from advisor.lakehouse import one, scalar
 from advisor.versioning import code_version
@@ -21,7 +22,6 @@ from assets.lineage import (
     failures_markdown,
     history_check,
     history_check_spec,
-    institution_today,
     record_lineage,
     versions_metadata,
 )
@@ -57,11 +57,11 @@ def raw_documents(
             context.log.warning(f"{fetch.url}: {fetch.reason} ({fetch.detail})")
 
     with warehouse.connect() as con:
-        with local_site.local_site(config.local_site, warehouse.root, institution_today(config)) as served:
+        with local_site.local_site(config.local_site, warehouse.root, config.today()) as served:
             if served:
                 context.log.info(f"serving the local site at {served} for this crawl")
             report = crawling.crawl_institution(config, con, store, context.run_id, on_fetch=on_fetch)
-        total, live, documents = one(con, 
+        total, live, documents = one(con,
             "SELECT count(*), count(*) FILTER (removed_at IS NULL), count(*) FILTER (removed_at IS NULL AND is_document) FROM raw_documents"
         )
         counts = report.counts()
@@ -84,7 +84,7 @@ def raw_documents(
         ]
         record_lineage(
             context, con, config, asset="raw_documents", started_at=started, code_version=CRAWL_VERSION,
-            upstream=[], row_count=total, counts=counts, metadata=metadata,
+            row_count=total, counts=counts, metadata=metadata,
         )
     return MaterializeResult(
         metadata={
@@ -124,7 +124,7 @@ def documents(
     started = datetime.now(timezone.utc)
     progress.report("documents", "cleaning changed pages")
     with warehouse.connect() as con:
-        report = cleaning.clean_documents(config, con, warehouse.raw_store(), context.run_id, institution_today(config))
+        report = cleaning.clean_documents(config, con, warehouse.raw_store(), context.run_id, config.today())
         by_status = dict(report.status_counts)
         per_kind = dict(con.execute(
             "SELECT kind, count(*) FROM documents WHERE status = 'active' GROUP BY kind ORDER BY kind").fetchall())
@@ -145,7 +145,7 @@ def documents(
         }
         record_lineage(
             context, con, config, asset="documents", started_at=started, code_version=cleaning.cleaner_version(),
-            upstream=["raw_documents"], row_count=total,
+            row_count=total,
             counts={"rows_added": report.added, "rows_changed": report.changed, "rows_unchanged": report.skipped,
                     "rows_removed": by_status.get("removed", 0), "failures": len(report.failures)},
             metadata=metadata,
@@ -158,9 +158,9 @@ def documents(
 
 def _document_checks(con) -> list[AssetCheckResult]:
     duplicated = scalar(con, "SELECT count(*) - count(DISTINCT url) FROM documents")
-    empty = scalar(con, 
+    empty = scalar(con,
         "SELECT count(*) FROM documents WHERE status = 'active' AND length(trim(text)) = 0")
-    orphans = scalar(con, 
+    orphans = scalar(con,
         """SELECT count(*) FROM raw_documents r
            WHERE r.is_document AND r.removed_at IS NULL
              AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.source_url = r.url)

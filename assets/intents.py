@@ -10,6 +10,7 @@ from advisor import progress
 from advisor.intents import dataset as intent_dataset_module, seeds
 from advisor.versioning import code_version
 from assets.annotation import chunks
+from assets.ingestion import documents
 from assets.lineage import record_lineage
 from assets.resources import InstitutionResource, WarehouseResource
 
@@ -18,7 +19,8 @@ INTENT_DATASET_CODE = code_version(intent_dataset_module, seeds)
 
 
 @asset(
-    group_name=GROUP, kinds={"duckdb", "python"}, code_version=INTENT_DATASET_CODE, deps=[chunks], pool="lakehouse",
+    group_name=GROUP, kinds={"duckdb", "python"}, code_version=INTENT_DATASET_CODE, deps=[chunks, documents],
+    pool="lakehouse",
     description="The intent-routing dataset (greeting, ability, faq, smalltalk, retrieval): hand-written seeds "
     "varied by rule, the FAQ's questions and rewrites, and questions written from document titles, headings "
     "and keywords; a stable test split held apart by source. Replaced only when code or inputs change.",
@@ -41,7 +43,7 @@ def intent_dataset(
             **{f"origin_{origin}": n for origin, n in sorted(per_origin.items())},
         }
         record_lineage(context, con, config, asset="intent_dataset", started_at=started,
-                       code_version=INTENT_DATASET_CODE, upstream=["chunks", "documents"], row_count=len(examples),
+                       code_version=INTENT_DATASET_CODE, row_count=len(examples),
                        counts={"rows_added": len(examples) if outcome.written else 0,
                                "rows_unchanged": 0 if outcome.written else len(examples)},
                        metadata=metadata)

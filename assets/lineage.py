@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date, datetime, timezone
-from zoneinfo import ZoneInfo
+from datetime import datetime, timezone
 
 import duckdb
-from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, MetadataValue
+from dagster import (
+    AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, AssetKey, AssetsDefinition,
+    MetadataValue,
+)
 
-from advisor import history
+from advisor.lakehouse import history
 from advisor.config import InstitutionConfig
 from advisor.lakehouse import latest_run, record_materialization
-
-
-def institution_today(config: InstitutionConfig) -> date:
-    """'Today' where the institution is: notice expiry follows its calendar, not the server's."""
-    return datetime.now(ZoneInfo(config.timezone)).date()
 
 
 def failures_markdown(failures: list[dict], limit: int = 30) -> MetadataValue:
@@ -39,12 +36,13 @@ def record_lineage(
     asset: str,
     started_at: datetime,
     code_version: str,
-    upstream: list[str],
     row_count: int,
     counts: dict,
     metadata: dict,
 ) -> None:
-    """One `materializations` row: what ran, on what inputs, with which code and config."""
+    """One `materializations` row: what ran, on what inputs, with which code and config. The
+    inputs are the asset's declared `deps`, so the lineage cannot drift from the asset graph."""
+    upstream = upstream_of(context.assets_def, context.asset_key)
     inputs = [{"asset": name, "run_id": latest_run(con, name)} for name in upstream]
     record_materialization(
         con,
@@ -59,6 +57,11 @@ def record_lineage(
         counts={"row_count": row_count, **counts},
         metadata=metadata,
     )
+
+
+def upstream_of(assets_def: AssetsDefinition, key: AssetKey) -> list[str]:
+    """The asset's upstream assets as declared in its `deps`, in declaration order."""
+    return [dep.asset_key.to_user_string() for dep in assets_def.get_asset_spec(key).deps]
 
 
 def check_result(check_name: str, outcomes: list, asset_key: str | None = None) -> AssetCheckResult:
@@ -82,7 +85,7 @@ HISTORY_CHECK = "history_matches_current"
 def history_check_spec(asset: str) -> AssetCheckSpec:
     return AssetCheckSpec(HISTORY_CHECK, asset=asset, blocking=False,
                           description="Every current row has its open version in the history table, and no "
-                          "open version lacks its current row (advisor/history.py).")
+                          "open version lacks its current row (advisor/lakehouse/history.py).")
 
 
 def history_check(con: duckdb.DuckDBPyConnection, table: history.History) -> AssetCheckResult:

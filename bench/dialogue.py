@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.config import load_config  # noqa: E402
+from advisor.index.layout import builds_dir  # noqa: E402
 from advisor.demo_college.facts import contains_fact, fact_cases  # noqa: E402
 from serving.answer import extractive_answer  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
@@ -38,10 +39,10 @@ def converse(advisor, query: str, hidden: dict, oracle: bool):
 def run(args) -> None:
     config = load_config(args.config)
     warehouse = Path(args.warehouse)
-    advisor = open_advisor(warehouse / "builds", config)
+    advisor = open_advisor(builds_dir(warehouse), config)
     manifest = [json.loads(line) for line in (warehouse / "demo_college" / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
     cases = fact_cases(manifest, args.cases)
-    tokenizer = advisor._tokenizer
+    tokenizer = advisor.tokenizer
     rows = {name: {"fact": 0, "cited": 0, "questions": [], "seconds": []} for name in ("deployment", "oracle", "baseline")}
     for case in cases:
         for name in ("deployment", "oracle"):

@@ -20,13 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.config import load_config  # noqa: E402
+from advisor.index.layout import builds_dir  # noqa: E402
 from eval.benchmark_io import read_benchmark  # noqa: E402
 from eval.runner import SETTINGS, run_evaluation  # noqa: E402
-from eval.systems import BASELINE_MODES, PROFILL_VARIANTS  # noqa: E402
+from eval.registry import OFFLINE  # noqa: E402
 from eval.truth import true_labels  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
-
-OFFLINE = (*BASELINE_MODES, "hybrid+filter", *PROFILL_VARIANTS, "urag")
 
 
 def main() -> None:
@@ -40,7 +39,7 @@ def main() -> None:
 
     warehouse = Path(args.warehouse)
     config = load_config(args.config)
-    advisor = open_advisor(warehouse / "builds", config)
+    advisor = open_advisor(builds_dir(warehouse), config)
     labels = true_labels(config, warehouse, advisor.build)
     every = read_benchmark(warehouse / "benchmarks" / "qa.jsonl", advisor.schema)
     instances = every[:: max(1, len(every) // args.instances)][: args.instances]

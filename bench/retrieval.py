@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.chunking.token_cache import tokenizer_for  # noqa: E402
 from advisor.config import load_config  # noqa: E402
-from advisor.index.build import write_build  # noqa: E402
+from advisor.index.writer import write_build  # noqa: E402
+from advisor.index.layout import builds_dir  # noqa: E402
 from tests.hashing_embedder import HashingEmbedder  # noqa: E402
 from advisor.index.store import latest_build_dir, load_build  # noqa: E402
 from advisor.retrieval import RetrievalParams, Retriever  # noqa: E402
@@ -81,7 +82,7 @@ class NaiveBaseline:
 
 def measure(build, records_tokens, annotations, queries, profiles, tokenize) -> list[tuple]:
     """(mode, ours p50, ours p99, naive p50, naive p99) for each mode."""
-    query_tokens = {q: t for q, t in zip(queries, tokenize(queries))}
+    query_tokens = dict(zip(queries, tokenize(queries)))
     retriever = Retriever(build, lambda texts: [query_tokens.get(t) or tokenize([t])[0] for t in texts], RetrievalParams())
     vectors = np.vstack([build.collections[name].vectors for name in ("static", "dynamic") if name in build.collections])
     naive = NaiveBaseline(records_tokens, vectors, annotations, build.schema)
@@ -110,7 +111,7 @@ def random_profile(schema, rng: random.Random) -> dict:
 
 
 def demo_scale(args, config, tokenizer, rng):
-    directory = latest_build_dir(ROOT / "warehouse" / "builds")
+    directory = latest_build_dir(builds_dir(ROOT / "warehouse"))
     if directory is None:
         sys.exit("no index build under warehouse/builds: run `make demo` first")
     build = load_build(directory)

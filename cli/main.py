@@ -1,9 +1,8 @@
-"""`advisor`: the command line (interfaces.md §1)."""
+"""`advisor`: the command line (docs/contracts.md §1)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
@@ -12,13 +11,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from advisor import environment
 from advisor.config import ConfigError, load_config
 
 console = Console(stderr=True)
 
 
 def _warehouse(arg: str | None) -> Path:
-    return Path(arg or os.environ.get("ADVISOR_WAREHOUSE") or "warehouse").resolve()
+    return environment.warehouse_path(arg).resolve()
 
 
 def materialize(args: argparse.Namespace) -> int:
@@ -93,7 +93,7 @@ def _serving_inputs(args: argparse.Namespace):
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         return None
-    from advisor.index.stage import BUILDS_DIR
+    from advisor.index.layout import BUILDS_DIR
 
     return config, _warehouse(args.warehouse) / BUILDS_DIR, llm_settings
 
@@ -168,104 +168,62 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from datetime import datetime, timezone
+    """eval/entry.py's evaluation (shared with the pipeline's asset, run reuse included), shown here:
+    Table 1 on stdout and the `--out` file, before recording, so a lock taken meanwhile cannot hide
+    minutes of results."""
+    from eval import registry  # light: names only; the systems load when the run starts
 
-    from eval import runner  # lazily: the systems pull in the whole serving stack
-    from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
-
-    systems = _names(args.systems, tuple(runner.SYSTEMS), "--systems")
-    settings = _names(args.settings, tuple(runner.SETTINGS), "--settings")
+    systems = _names(args.systems, registry.NAMES, "--systems")
+    settings = _names(args.settings, registry.SETTINGS, "--settings")
     try:
         config = load_config(args.config)
         llm_settings = _llm_settings_or_none()
-        read_benchmark(args.benchmark)  # the file's format, before minutes of loading
-    except (ConfigError, ValueError) as exc:  # BenchmarkError is a ValueError and names the line
+    except (ConfigError, ValueError) as exc:
         raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
     warehouse = _warehouse(args.warehouse)
-    from advisor.index.stage import BUILDS_DIR
-    from advisor.index.store import latest_build_dir
-
-    if latest_build_dir(warehouse / BUILDS_DIR) is None:
-        raise _EvalError(EXIT_FAILED, f"no index build under {warehouse / BUILDS_DIR}: run `advisor materialize` first")
-    _lakehouse(warehouse).close()  # fail now, not after the run, if a pipeline holds the lock
 
     import polars as pl
 
-    from advisor.chunking.token_cache import tokenizer_for
-    from eval.outfile import out_document, write_out
-    from eval.provenance import gold_line
-    from eval.reports import table1_caption, table1_markdown
-    from eval.store import gold_from_of, meta_from_build, record_run
-    from serving.dialogue.engine import NoBuildError, open_advisor
-
-    started = datetime.now(timezone.utc)
-    with console.status("loading the index build…"):
-        tokenizer = tokenizer_for(config)
-        try:
-            advisor = open_advisor(warehouse / BUILDS_DIR, config, llm_settings, tokenizer=tokenizer)
-        except NoBuildError as exc:
-            raise _EvalError(EXIT_FAILED, f"{exc}") from None
-    try:
-        instances = read_benchmark(args.benchmark, advisor.schema)  # profiles against the build's schema
-        gold_from = gold_from_of(instances)  # names the instance whose "gold_from" is not a string
-    except ValueError as exc:  # BenchmarkError is one
-        raise _EvalError(EXIT_BAD_INPUT, f"{args.benchmark}: {exc}" if not isinstance(exc, BenchmarkError)
-                         else str(exc)) from None
-    meta = meta_from_build(
-        advisor.build.manifest, config=config, benchmark=str(args.benchmark),
-        benchmark_hash=benchmark_hash(args.benchmark), instances=len(instances), systems=systems, settings=settings,
-        started_at=started, llm_model=llm_settings.model if llm_settings is not None else None, gold_from=gold_from)
-    backend = f"LLM {meta.llm_model}" if meta.llm_model else "offline"
-    console.print(f"evaluating {len(systems)} system(s) x {len(settings)} setting(s) on {len(instances)} instances "
-                  f"(build {meta.build_id}, {backend}). {gold_line(meta.gold_from)}", highlight=False)
-    from eval.truth import true_labels
-
-    try:
-        labels = true_labels(config, warehouse, advisor.build)  # for profill-true-labels; None without truth
-    except FileNotFoundError as exc:
-        raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
-    outcome = _run_with_status(runner, advisor, instances, systems, settings, tokenizer, labels)
-
-    document = out_document(outcome.aggregates, build_id=meta.build_id, benchmark=str(args.benchmark),
-                            instances=len(instances), run_id=meta.run_id, benchmark_hash=meta.benchmark_hash,
-                            gold_from=meta.gold_from)
-    if args.out:
-        write_out(args.out, document)
-    # The table before recording: a lock taken meanwhile must not hide minutes of results. Only the
-    # flat fields go into the frame (the per-slice objects differ from row to row).
-    flat = [{k: v for k, v in row.items() if not isinstance(v, dict)} for row in document["results"]]
-    print(table1_markdown(pl.DataFrame(flat, infer_schema_length=None)))
-    print("\n" + table1_caption(flat, meta.gold_from))
-    try:
-        con = _lakehouse(warehouse)
-    except _EvalError as exc:
-        kept = f"; the aggregates are in {args.out}" if args.out else ""
-        raise _EvalError(exc.code, f"the run was not recorded: {exc}{kept}") from None
-    try:
-        record_run(con, outcome=outcome, run_meta=meta, instances=instances)
-    finally:
-        con.close()
-    console.print(f"recorded as evaluation run {meta.run_id} in {warehouse}"
-                  + (f"; aggregates written to {args.out}" if args.out else ""), highlight=False)
-    return EXIT_OK
-
-
-def _run_with_status(runner, advisor, instances, systems, settings, tokenizer, true_labels=None):
-    """run_evaluation with a live status line fed by whatever progress the runner reports."""
     from advisor import progress
+    from eval.entry import EvaluationError, evaluate
+    from eval.outfile import out_document, write_out
+    from eval.reports import table1_caption, table1_markdown
 
-    with console.status("evaluating…") as status:
+    shown = []
+    status = console.status("evaluating…")
 
-        def show(*parts, **named) -> None:  # tolerant: the runner decides what it reports
-            text = " ".join(str(p) for p in (*parts, *named.values()))
-            status.update(text[:120])
+    def show(result) -> None:
+        status.stop()  # the table goes to stdout, not through the live status line (stderr)
+        document = out_document(result.aggregates, build_id=result.build_id, benchmark=str(args.benchmark),
+                                instances=result.instances, run_id=result.run_id,
+                                benchmark_hash=result.benchmark_hash, gold_from=result.gold_from)
+        if args.out:
+            write_out(args.out, document)
+        # Only the flat fields go into the frame (the per-slice objects differ from row to row).
+        flat = [{k: v for k, v in row.items() if not isinstance(v, dict)} for row in document["results"]]
+        print(table1_markdown(pl.DataFrame(flat, infer_schema_length=None)))
+        print("\n" + table1_caption(flat, result.gold_from))
+        shown.append(result)
 
-        progress.set_sink(lambda stage, message: show(stage, message))
+    with status:
+        progress.set_sink(lambda stage, message: status.update(f"{stage} {message}"[:120]))
         try:
-            return runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
-                                         tokenizer=tokenizer, progress=show, true_labels=true_labels)
+            result = evaluate(config, warehouse, args.benchmark, systems, settings, llm_settings=llm_settings,
+                              connect=lambda: _lakehouse(warehouse), on_results=show,
+                              say=lambda line: console.print(line, highlight=False))
+        except EvaluationError as exc:
+            raise _EvalError(EXIT_BAD_INPUT if exc.bad_input else EXIT_FAILED, str(exc)) from None
+        except _EvalError as exc:  # the lakehouse was locked
+            if not shown:
+                raise
+            kept = f"; the aggregates are in {args.out}" if args.out else ""
+            raise _EvalError(exc.code, f"the run was not recorded: {exc}{kept}") from None
         finally:
             progress.set_sink(None)
+    verb = "reused" if result.reused else "recorded as"
+    console.print(f"{verb} evaluation run {result.run_id} in {warehouse}"
+                  + (f"; aggregates written to {args.out}" if args.out else ""), highlight=False)
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -279,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=materialize)
 
     e = sub.add_parser("eval", help="evaluate systems on a benchmark against the latest index build")
-    e.add_argument("--benchmark", required=True, help="benchmark file, JSONL (interfaces.md §3)")
+    e.add_argument("--benchmark", required=True, help="benchmark file, JSONL (docs/contracts.md §3)")
     e.add_argument("--systems", help="comma-separated system names (default: all)")
     e.add_argument("--settings", default="deployment,oracle", help="comma-separated: deployment, oracle")
     e.add_argument("--out", help="write the aggregates as JSON to this file")

@@ -1,5 +1,5 @@
-"""Synthesize the QA benchmark for any institution (method.md §A, evaluation protocol; the
-interfaces.md §3 format) from an index build's chunk texts and WHO EACH SOURCE APPLIES TO.
+"""Synthesize the QA benchmark for any institution (docs/method.md §A, evaluation protocol; the
+docs/contracts.md §3 format) from an index build's chunk texts and WHO EACH SOURCE APPLIES TO.
 
 Who a source applies to comes from the institution's truth file when the config names one
 (`gold_from: truth`, eval/truth.py): then no annotation decides anything here, and an annotation
@@ -40,26 +40,13 @@ from advisor.index.store import IndexBuild
 from eval.facts import Fact, facts_of, lines_of, noun_check, without_words
 from eval.line_scope import LineScopeReader, Scope
 from eval.questions import QUERY_TYPES, ask, names_profile, query_type_of, stating
-from eval.truth import Truth, applies, limited
+from eval.truth import Truth, applies, chunk_rows, limited
 
 SLICES = ("profile_dependent", "profile_independent", "stated_profile")
 FAQ_KIND = "faq"  # an FAQ entry repeats a requirement: a gold source, never what defines a category
 
 
 # ----------------------------------------------------------------------------- sources
-
-def chunk_rows(build: IndexBuild) -> list[dict]:
-    """Every chunk of the build as a dict (id, URL, title, text, kind, headings, collection, its
-    annotation as `applies_to`)."""
-    rows = []
-    for name, collection in build.collections.items():
-        columns = collection.chunks.select("chunk_id", "doc_url", "title", "text", "kind", "heading_path").to_dict(as_series=False)
-        for row, chunk_id in enumerate(columns["chunk_id"]):
-            rows.append({"chunk_id": chunk_id, "doc_url": columns["doc_url"][row], "title": columns["title"][row] or "",
-                         "text": columns["text"][row], "kind": columns["kind"][row], "collection": name,
-                         "heading_path": list(columns["heading_path"][row] or ()), "applies_to": collection.applies_to[row]})
-    return rows
-
 
 @dataclass(frozen=True)
 class Statement:
@@ -304,7 +291,7 @@ def independent_facts(sources: Sources, dependent: Iterable[Category], limit: in
 def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed: int = 0,
                n_categories: int = 10, combos: int = 15, grades: int = 4, independent: int = 20,
                stated_categories: int = 3) -> tuple[list[dict], dict]:
-    """(instances, report). Instances follow interfaces.md §3, plus slice, premise, gold_from,
+    """(instances, report). Instances follow docs/contracts.md §3, plus slice, premise, gold_from,
     gold_chunk_id and gold_lines (provenance)."""
     sources = Sources(build, tokenizer, truth)
     schema = sources.schema
@@ -320,7 +307,7 @@ def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed
     # most profiles can be asked about, then the most different answers; a profile with no answer
     # in one of them takes the next one
     ranked: list[Category] = []
-    for category, answers, count in sorted(
+    for category, _answers, _count in sorted(
             found, key=lambda f: (f[1] < 2, -sum(g is not None for g in golds[f[0]]), -f[1], -f[2], f[0].name)):
         if all(category.name != other.name for other in ranked):  # two units of one aspect: the better one
             ranked.append(category)

@@ -1,4 +1,4 @@
-"""Reading a benchmark file (interfaces.md §3): JSONL, one instance per line.
+"""Reading a benchmark file (docs/contracts.md §3): JSONL, one instance per line.
 
     instances = read_benchmark(path)                # the format only
     instances = read_benchmark(path, build.schema)  # and the profiles against an index build's schema

@@ -1,5 +1,6 @@
-"""The systems and judges that need an LLM (method.md §A "Systems" and "Evaluation protocol"):
-HyDE, the listwise reranker (+rerank variants) and the two answer-correctness judges.
+"""The systems and judges that need an LLM (docs/method.md §A "Systems" and "Evaluation protocol"):
+HyDE, the listwise reranker (+rerank variants) and the two answer-correctness judges (their
+names and properties are in eval/registry.py).
 
 Every call goes through advisor.llm.client with a strict JSON schema. A failed call never becomes
 a made-up result: HyDE without a passage searches with the question itself, a failed rerank keeps
@@ -9,6 +10,7 @@ the original order, a failed judge scores nothing (None) - and each failure is c
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -156,6 +158,83 @@ def rerank_many(client: LLMClient, jobs: Sequence[tuple[str, Sequence[str]]],
         tally.record("rerank", usage, failed)
         out.append((None if failed else list(result["ranking"]), usage))
     return out
+
+
+# ----------------------------------------------------------------------------- the systems (eval/registry.py)
+
+def hyde_answers(run, oracle: bool) -> list:
+    """HyDE over the run's instances: one LLM passage per question (batched), searched densely."""
+    from eval.systems import (ANSWER_K, EVIDENCE_TOP, RANK_DEPTH, SystemAnswer, answer_from_chunks, baseline_query,
+                              extend)
+
+    engine = run.engine()
+    texts = [baseline_query(i["query"], run.hidden[i["id"]], oracle, engine) for i in run.instances]
+    started = time.perf_counter()
+    passages = hyde_passages(run.llm_client, texts, run.tally)
+    llm_share = (time.perf_counter() - started) / max(len(texts), 1)
+    out = []
+    for text, (passage, usage) in zip(texts, passages):
+        begun = time.perf_counter()
+        # a failed passage: search with the question itself (counted in the tally, never hidden)
+        probe = passage or text
+        served = engine.retriever.search(probe, None, mode="dense", k=ANSWER_K, soft=False, hard=False,
+                                         today=run.today)
+        deep = engine.retriever.search(probe, None, mode="dense", k=RANK_DEPTH, soft=False, hard=False,
+                                       today=run.today)
+        ranked = extend(served.chunks, deep.chunks)
+        answer, cited, method = answer_from_chunks(engine, text, served.chunks[:EVIDENCE_TOP], {})
+        out.append(SystemAnswer(answer, cited, "documents" if served.chunks else "fallback", method,
+                                [c.doc_url for c in ranked], ranked, served.chunk_ids,
+                                seconds=time.perf_counter() - begun + llm_share, query_text=text,
+                                llm_calls=usage.calls, llm_tokens=tokens_of(usage)))
+    return out
+
+
+def reranked_answers(run, originals: Sequence, dialogue: bool) -> list:
+    """The base system's answers (`originals`, one per run instance) with their top 20 chunks
+    reordered by the LLM; a failed rerank keeps the original order. `dialogue`: the base is
+    proFILL, whose reranker is profile-blind (the paper's point) and whose FAQ answers stay."""
+    engine = run.engine()
+    jobs = [(a.query_text or inst["query"], [_passage(c) for c in a.candidates[:RERANK_DEPTH]])
+            for inst, a in zip(run.instances, originals)]
+    started = time.perf_counter()
+    todo = [i for i, (_, passages) in enumerate(jobs) if len(passages) > 1]
+    rankings = dict(zip(todo, rerank_many(run.llm_client, [jobs[i] for i in todo], run.tally)))
+    llm_share = (time.perf_counter() - started) / max(len(jobs), 1)
+    out = []
+    for i, (inst, original) in enumerate(zip(run.instances, originals)):
+        begun = time.perf_counter()
+        ranking, usage = rankings.get(i, (None, None))
+        top = original.candidates[:RERANK_DEPTH]
+        reordered = (apply_ranking(top, ranking) if ranking else list(top)) + original.candidates[RERANK_DEPTH:]
+        out.append(_answer_reranked(engine, dialogue, inst, original, reordered, ranking is not None,
+                                    time.perf_counter() - begun + llm_share, usage))
+    return out
+
+
+def _answer_reranked(engine, dialogue: bool, inst, original, reordered, reranked: bool, seconds, usage):
+    from eval.systems import ANSWER_K, EVIDENCE_TOP, SystemAnswer, answer_from_chunks
+    from serving.dialogue.evidence import select_evidence
+
+    urls = [c.doc_url for c in reordered]
+    answer, cited, tier, method = original.answer, original.citations, original.tier, original.answer_method
+    if dialogue:
+        if original.tier == "faq":
+            urls = original.citations + urls
+        elif original.tier == "documents" and reranked:
+            evidence = select_evidence(reordered[:ANSWER_K])
+            answer, cited, method = answer_from_chunks(engine, inst["query"], evidence, original.known)
+    elif reranked and reordered:
+        answer, cited, method = answer_from_chunks(engine, original.query_text, reordered[:EVIDENCE_TOP], {})
+    return SystemAnswer(answer, cited, tier, method, urls, reordered, [c.chunk_id for c in reordered[:ANSWER_K]],
+                        original.questions, original.questions_asked, original.seconds + seconds,
+                        original.known, original.query_text, original.time_sensitive,
+                        original.llm_calls + (usage.calls if usage else 0),
+                        original.llm_tokens + (tokens_of(usage) if usage else 0))
+
+
+def _passage(chunk) -> str:
+    return f"{chunk.title or ''}\n{chunk.text}".strip()
 
 
 # ----------------------------------------------------------------------------- judges

@@ -1,4 +1,4 @@
-"""Evaluation metrics (method.md §A "Evaluation protocol", interfaces.md §1 `--out` fields).
+"""Evaluation metrics (docs/method.md §A "Evaluation protocol", docs/contracts.md §1 `--out` fields).
 
 Pure functions over plain Python values: no Dagster, no DuckDB, no tokenizer. Generation metrics
 take token lists that the caller produced (Kiwi content morphemes for Korean), so the same
@@ -25,7 +25,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
-from eval.intent_metrics import intent_report
+from advisor.intents.metrics import intent_report  # the build's and the evaluation's one computation
 
 __all__ = [
     "CUTOFFS",
@@ -51,7 +51,7 @@ __all__ = [
 CUTOFFS = (1, 5, 10, 50)  # k of success@k and recall@k
 RECALL_CUTOFFS = CUTOFFS  # the former name
 
-# Per-query row keys (input of `aggregate`) -> aggregate field names (interfaces.md §1).
+# Per-query row keys (input of `aggregate`) -> aggregate field names (docs/contracts.md §1).
 _MEAN_FIELDS = {
     "rouge_l": "rouge_l",
     "token_f1": "token_f1",
@@ -314,7 +314,7 @@ def _mean_of_present(rows: Sequence[Mapping], key: str) -> float | None:
 
 
 def _checked_rows(rows: Sequence[Mapping]) -> list[Mapping]:
-    if isinstance(rows, Mapping) or isinstance(rows, str):
+    if isinstance(rows, (Mapping, str)):
         raise TypeError("rows must be a sequence of per-query mappings")
     rows = list(rows)
     for i, row in enumerate(rows):

@@ -1,4 +1,4 @@
-"""The `advisor eval --out` JSON (interfaces.md §1): the aggregates of one evaluation run.
+"""The `advisor eval --out` JSON (docs/contracts.md §1): the aggregates of one evaluation run.
 
     {"build_id": ..., "benchmark": "FILE.jsonl", "instances": 360,
      "gold_from": "annotations", "gold_note": "gold sources were chosen from ...",
@@ -29,6 +29,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from eval import registry
 from eval.provenance import gold_note
 
 __all__ = ["METRIC_FIELDS", "RESULT_FIELDS", "TIERS", "out_document", "result_row", "write_out"]
@@ -41,7 +42,7 @@ METRIC_FIELDS = (
 )
 RESULT_FIELDS = ("system", "setting", "n", *METRIC_FIELDS, "skipped")
 TIERS = ("template", "faq", "documents", "fallback")
-TIERED_SYSTEMS = ("urag",)
+TIERED_SYSTEMS = registry.TIERED
 
 
 def _number(value: object, where: str) -> float | None:
@@ -59,7 +60,7 @@ def _tiers(value: object, where: str) -> tuple[dict, dict | None]:
     "accuracy": {tier: accuracy}, or give per tier a mapping with "share" (and "accuracy"). A tier
     no answer used has share 0; its accuracy is null (not measured)."""
     if value is None:
-        return {tier: None for tier in TIERS}, None
+        return dict.fromkeys(TIERS), None
     if not isinstance(value, Mapping):
         raise ValueError(f"{where}.tiers: expected an object of tier -> share, got {type(value).__name__}")
     unknown = sorted(set(value) - set(TIERS) - {"accuracy"})
@@ -108,7 +109,7 @@ def _slices(value: object, where: str, tiered: bool) -> dict:
 
 
 def result_row(aggregate: Mapping) -> dict:
-    """One `results` entry from a runner aggregate row (interfaces.md §1 field names)."""
+    """One `results` entry from a runner aggregate row (docs/contracts.md §1 field names)."""
     for key in ("system", "setting"):
         if not isinstance(aggregate.get(key), str) or not aggregate[key]:
             raise ValueError(f"aggregate row {dict(aggregate)!r}: {key!r} must be a non-empty string")

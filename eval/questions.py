@@ -1,5 +1,5 @@
 """The benchmark's questions, from templates: one fact asked formally, in the first person, and as a
-yes/no check with a true or false premise (method.md §A's three query types), and the same with
+yes/no check with a true or false premise (docs/method.md §A's three query types), and the same with
 the student stating part of their profile first. Offline these templates write every question;
 with an LLM configured, eval/llm_benchmark.py rewrites them in a student's words.
 """

@@ -13,7 +13,6 @@ bytes (the date is the run's, not today's), so `--check` can tell in CI whether 
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 
+from advisor import environment
 from advisor.lakehouse import LAKEHOUSE_FILE
 from eval import store
 from eval.reports import table1_caption, table1_markdown
@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
-    warehouses = args.warehouse or [os.environ.get("ADVISOR_WAREHOUSE") or "warehouse"]
+    warehouses = args.warehouse or [environment.warehouse_path()]
     command = " ".join([COMMAND, *(shlex.quote(a) for a in argv if a != "--check")])
     sections = []
     for warehouse in warehouses:

@@ -13,9 +13,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from eval.report_tables import number
-from eval.reports import (CHART_DPI, CHART_FILES, CHART_SIZE_INCHES, SETTING_ORDER, SLICE_ORDER, _aggregate_rows,
-                          _ascii_labels, _breakdown_cells, _embedder_name, _has_embedders, _ordered, _row_order,
-                          main_slice_rows)
+from eval.report_data import (CHART_DPI, CHART_FILES, CHART_SIZE_INCHES, SETTING_ORDER, SLICE_ORDER,
+                              _aggregate_rows, _ascii_labels, _breakdown_cells, _embedder_name, _has_embedders,
+                              _ordered, _row_order, main_slice_rows)
 
 __all__ = ["draw_charts"]
 

@@ -1,12 +1,12 @@
 """The evaluation report: the paper's tables, the per-slice, tier and intent tables, breakdowns and
-charts (method.md §A).
+charts (docs/method.md §A).
 
 Pure: polars frames in, tables (eval/report_tables.py: Markdown and typed records from one model),
 text and PNG files out; no Dagster, no DuckDB, so an asset, the CLI, the README generator and a
 notebook all render the same report. Inputs (eval/store.py gives them):
 
 - `aggregates`: one row per (system, setting[, embedder]) with the `advisor eval --out` fields
-  (interfaces.md §1): n, mrr, recall@1/5/10/50 (TREC recall), success@1/5/10/50, rouge_l,
+  (docs/contracts.md §1): n, mrr, recall@1/5/10/50 (TREC recall), success@1/5/10/50, rouge_l,
   token_f1, keyword_match, source_match, grounded_correctness, seconds_per_query,
   questions_per_query, skipped (null or the reason), tiers (urag, JSON), slice.
 - `per_query`: one row per (system, setting, query) with category, query_type, slice, rank
@@ -32,11 +32,16 @@ Conventions:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
+from eval import registry
 from eval.provenance import gold_line
+from eval.report_data import (CHART_FILES, MAIN_SLICE, SETTING_ORDER, SLICE_ORDER,
+                              SYSTEM_ORDER, UNSLICED, _aggregate_rows, _ascii_labels, _breakdown_cells,
+                              _embedder_name, _has_embedders, _ordered, _rank_in, _require_frame, _row_order,
+                              main_slice_rows)
 from eval.report_tables import MISSING, Column, ReportTable, metric_columns, number, text_columns
 
 __all__ = [
@@ -65,16 +70,8 @@ __all__ = [
     "write_report",
 ]
 
-SETTING_ORDER = ("deployment", "deployment-dont-know", "oracle")
-ABLATION_SYSTEMS = ("profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval")
-SYSTEM_ORDER = (
-    "bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
-    "profill-true-labels", *ABLATION_SYSTEMS, "urag",
-)
-REFERENCE_SYSTEM = "profill"
-BREAKDOWN_KINDS = ("category", "query_type")
-MAIN_SLICE, UNSLICED = "profile_dependent", "all"  # as eval.metrics (not imported: keep this module light)
-SLICE_ORDER = (MAIN_SLICE, "profile_independent", "stated_profile", UNSLICED)
+ABLATION_SYSTEMS = registry.ABLATIONS
+REFERENCE_SYSTEM = registry.REFERENCE_SYSTEM
 TIERS = ("template", "faq", "documents", "fallback")
 
 # (header, aggregate column, decimals): the paper's Table 1 with success@k beside TREC recall@k,
@@ -110,17 +107,8 @@ SLICE_COLUMNS = (
     ("questions/q", "questions_per_query", 2),
 )
 
-CHART_FILES = (
-    "mrr_recall10_by_system.png",
-    "mrr_by_category.png",
-    "mrr_by_query_type.png",
-    "questions_per_query.png",
-    "mrr_by_slice.png",
-)
 CHART_CAPTIONS = ("MRR and R@10 per system", "MRR per category (deployment)", "MRR per query type",
                   "Profile questions per query", "MRR and questions per query by benchmark slice (deployment)")
-CHART_SIZE_INCHES = (12, 7)
-CHART_DPI = 100  # 12 x 7 in at 100 dpi = 1200 x 700 px
 
 # Lineage fields in the order the report prints them; other keys follow alphabetically.
 LINEAGE_FIELDS = (
@@ -140,47 +128,7 @@ LINEAGE_ALIASES = {"instances": "benchmark_size"}
 # --- input checks ----------------------------------------------------------------------------
 
 
-def _require_frame(frame: object, what: str, columns: Iterable[str]) -> pl.DataFrame:
-    if not isinstance(frame, pl.DataFrame):
-        raise TypeError(f"{what} must be a polars.DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{what} lacks required column(s) {missing}; it has {frame.columns}")
-    return frame
-
-
-def _aggregate_rows(aggregates: pl.DataFrame) -> list[dict]:
-    """The aggregate rows as dicts, in report order; one row per (setting, system, embedder)."""
-    _require_frame(aggregates, "aggregates", ("system", "setting"))
-    rows = aggregates.to_dicts()
-    seen: set[tuple] = set()
-    for row in rows:
-        if not isinstance(row["system"], str) or not isinstance(row["setting"], str):
-            raise ValueError("aggregates: system and setting must be non-null strings, "
-                             f"got {row['system']!r}, {row['setting']!r}")
-        key = (row["setting"], row["system"], row.get("embedder"))
-        if key in seen:
-            raise ValueError(f"aggregates: more than one row for setting/system/embedder {key}")
-        seen.add(key)
-    return sorted(rows, key=_row_order)
-
-
 # --- ordering and formatting -----------------------------------------------------------------
-
-
-def _rank_in(order: Sequence[str], name: str) -> tuple:
-    # Known names in the paper's order first; unknown ones after, alphabetically.
-    return (order.index(name), "") if name in order else (len(order), name)
-
-
-def _row_order(row: Mapping) -> tuple:
-    embedder = row.get("embedder")
-    return (_rank_in(SETTING_ORDER, row["setting"]), _rank_in(SYSTEM_ORDER, row["system"]),
-            "" if embedder is None else str(embedder))
-
-
-def _ordered(names: Iterable[str], order: Sequence[str]) -> list[str]:
-    return sorted(set(names), key=lambda n: _rank_in(order, n))
 
 
 def _fmt_delta(value: float | None, decimals: int = 3) -> str:
@@ -188,14 +136,6 @@ def _fmt_delta(value: float | None, decimals: int = 3) -> str:
         return MISSING
     rounded = round(value, decimals)
     return f"{rounded + 0.0:+.{decimals}f}"  # + 0.0 turns -0.0 into 0.0: no "-0.000"
-
-
-def _has_embedders(rows: Sequence[Mapping]) -> bool:
-    return len({row.get("embedder") for row in rows}) > 1
-
-
-def _embedder_name(value: object) -> str:
-    return "unspecified" if value is None else str(value)
 
 
 def _skip_reason(row: Mapping) -> str | None:
@@ -356,60 +296,6 @@ def slice_table(slices: pl.DataFrame | None) -> ReportTable:
 # --- per-query breakdowns --------------------------------------------------------------------
 
 
-def main_slice_rows(per_query: pl.DataFrame) -> tuple[pl.DataFrame, str]:
-    """(the per-query rows Table 1 is computed over, that slice's name): the profile_dependent
-    rows when the run has them, else every row ("all")."""
-    if "slice" in per_query.columns and per_query.filter(pl.col("slice") == MAIN_SLICE).height:
-        return per_query.filter(pl.col("slice") == MAIN_SLICE), MAIN_SLICE
-    return per_query, UNSLICED
-
-
-def _reciprocal_ranks(per_query: pl.DataFrame, by: str) -> pl.DataFrame:
-    """per_query with `rr` (1/rank; 0 when the gold was not retrieved, as `eval.metrics.mrr`) and
-    the breakdown value as text (null -> "(none)")."""
-    if by not in BREAKDOWN_KINDS:
-        raise ValueError(f"by must be one of {BREAKDOWN_KINDS}, got {by!r}")
-    _require_frame(per_query, "per_query", ("system", "setting", "rank", by))
-    rank_type = per_query.schema["rank"]
-    if rank_type != pl.Null and not rank_type.is_numeric():
-        raise ValueError(f"per_query.rank must be numeric (1-based, null = not retrieved), got {rank_type}")
-    if per_query.filter(pl.col("rank") < 1).height:
-        raise ValueError("per_query.rank is 1-based: found a rank below 1")
-    if per_query.filter(pl.col("system").is_null() | pl.col("setting").is_null()).height:
-        raise ValueError("per_query: system and setting must not be null")
-    return per_query.select(
-        pl.col("system").cast(pl.String),
-        pl.col("setting").cast(pl.String),
-        pl.col(by).cast(pl.String).fill_null("(none)").alias("group"),
-        pl.when(pl.col("rank").is_null()).then(0.0).otherwise(1.0 / pl.col("rank")).alias("rr"),
-    )
-
-
-def _breakdown_cells(per_query: pl.DataFrame, by: str) -> dict[str, dict]:
-    """setting -> {"groups": [...], "systems": [...], "mrr": {(system, group): v}, "all": {system: v},
-    "n": {system: count}, "group_n": {group: count}}, groups sorted."""
-    frame = _reciprocal_ranks(per_query, by)
-    by_group = frame.group_by("setting", "system", "group").agg(pl.col("rr").mean().alias("mrr"),
-                                                                 pl.len().alias("n"))
-    overall = frame.group_by("setting", "system").agg(pl.col("rr").mean().alias("mrr"), pl.len().alias("n"))
-    cells: dict[str, dict] = {}
-    for setting in _ordered(frame["setting"].to_list(), SETTING_ORDER):
-        mine = by_group.filter(pl.col("setting") == setting)
-        totals = overall.filter(pl.col("setting") == setting)
-        group_n: dict[str, int] = {}
-        for r in mine.iter_rows(named=True):  # every system runs the same queries: the most is the count
-            group_n[r["group"]] = max(group_n.get(r["group"], 0), r["n"])
-        cells[setting] = {
-            "groups": sorted(set(mine["group"].to_list())),
-            "systems": _ordered(mine["system"].to_list(), SYSTEM_ORDER),
-            "mrr": {(r["system"], r["group"]): r["mrr"] for r in mine.iter_rows(named=True)},
-            "all": {r["system"]: r["mrr"] for r in totals.iter_rows(named=True)},
-            "n": {r["system"]: r["n"] for r in totals.iter_rows(named=True)},
-            "group_n": group_n,
-        }
-    return cells
-
-
 def breakdown_table(per_query: pl.DataFrame, by: str) -> ReportTable:
     """MRR per `by` ("category" or "query_type") x system: a row per setting and value of `by`
     (sorted) with its number of queries n, one column per system, and an "all" row per setting."""
@@ -487,11 +373,6 @@ def report_tables(aggregates: pl.DataFrame, per_query: pl.DataFrame, slices: pl.
 
 
 # --- charts ----------------------------------------------------------------------------------
-
-
-def _ascii_labels(names: Sequence[str], kind: str) -> dict[str, str]:
-    """name -> chart label: the name itself when ASCII, else "<kind> k" (k = 1-based position)."""
-    return {name: name if name.isascii() else f"{kind} {i}" for i, name in enumerate(names, start=1)}
 
 
 def charts(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: Path | str,

@@ -1,57 +1,50 @@
 """`advisor eval`'s engine: every requested system x setting over the benchmark instances, one
 per-query row each (the lakehouse's eval_query_results) and one aggregate per system x setting
-(interfaces.md §1 `--out` fields). The systems are in eval/systems.py (offline) and
-eval/llm_systems.py (HyDE, rerankers, judges).
+(docs/contracts.md §1 `--out` fields). The systems are objects of eval/registry.py (names,
+properties, `answers`), their code in eval/systems.py (offline) and eval/llm_systems.py (HyDE,
+rerankers, judges); `Run` is what they run against: the instances, the engines, the caches.
 
 Speed: the offline systems x both settings x 1,800 instances run in minutes because the run
-shares one EvalMemo (eval/memo.py): tokenization, intent routing, stated values, FAQ searches,
-retrievals and extractive answers are computed once per distinct input, and the profile-blind
-baselines are retrieved in batches. `optimized=False` runs the plain per-query path instead;
+shares one EvalMemo (eval/memo.py): its engines are composed from caching collaborators, so
+tokenization, embedding, intent routing, stated values, FAQ searches, retrievals and extractive
+answers are computed once per distinct input, and the profile-blind baselines are retrieved in
+batches. `optimized=False` runs the plain per-query path instead;
 both give the same rows (apart from the timings).
 
 Settings: `deployment` (the system starts with no profile and asks; the simulated student answers
 from the hidden profile), `deployment-dont-know` (the same student answering "don't know" to a
 share of the questions: a real student often does not know their curriculum period by name) and
 `oracle` (the whole profile given up front). A system is skipped, with the reason, where it cannot
-run: an LLM system offline, `hybrid+filter` without the profile up front, `profill-true-labels`
-without a truth file, a system that asks nothing in `deployment-dont-know` (its rows would be the
-deployment ones).
+run (the registry's properties decide): an LLM system offline, `hybrid+filter` without the
+profile up front, `profill-true-labels` without a truth file, a system that asks nothing in
+`deployment-dont-know` (its rows would be the deployment ones).
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import Any, Callable, Mapping, Sequence
-from zoneinfo import ZoneInfo
 
-from eval import metrics
+from eval import metrics, registry
 from eval.llm_systems import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VERSIONS, RERANK_VERSION, LLMTally,
-                              apply_ranking, hyde_passages, judge_many, judge_subset, rerank_many, tokens_of)
-from eval.memo import CachingTokenizer, EvalMemo, ablation_settings, plain_view
+                              judge_many, judge_subset, tokens_of)
+from eval.memo import CachingTokenizer, EvalMemo, compose
+from eval.registry import (DONT_KNOW, SETTINGS, SKIPPED_ASKS_NOTHING, SKIPPED_NEEDS_PROFILE,  # noqa: F401 (re-exported)
+                           SKIPPED_NO_LLM, SKIPPED_NO_TRUTH, SKIPPED_NO_URAG_INDEX)
 from eval.simulate import hidden_profile
-from eval.systems import (ANSWER_K, BASELINE_MODES, EVIDENCE_TOP, PROFILL_VARIANTS, RANK_DEPTH, URAG_DOC_K,
-                          SystemAnswer, answer_from_chunks, baseline_query, extend, run_baseline, run_filtered,
-                          run_profill, run_urag, true_label_advisor)
+from eval.systems import (ANSWER_K, EVIDENCE_TOP, RANK_DEPTH, URAG_DOC_K, SystemAnswer, baseline_query,
+                          true_label_advisor)
 from advisor.retrieval import Retriever
-from serving.dialogue.evidence import select_evidence
 
-__all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "run_evaluation"]
+__all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "Run", "run_evaluation"]
 
-SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hyde", "hyde+rerank", "profill",
-           "profill+rerank", "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval",
-           "profill-true-labels", "urag")
-DONT_KNOW = "deployment-dont-know"
-SETTINGS = ("deployment", DONT_KNOW, "oracle")
-LLM_SYSTEMS = frozenset({"hybrid+rerank", "hyde", "hyde+rerank", "profill+rerank"})
-ASKING_SYSTEMS = frozenset(PROFILL_VARIANTS) | {"profill+rerank"}
-SKIPPED_NO_LLM = "needs an LLM; none configured"
-SKIPPED_NEEDS_PROFILE = "needs the profile up front: oracle setting only"
-SKIPPED_ASKS_NOTHING = "asks the student nothing: its results are the deployment ones"
-SKIPPED_NO_TRUTH = "needs a truth file (the config's pipeline.annotation_truth)"
-SKIPPED_NO_URAG_INDEX = "the index build has no URAG-D index: materialize index_build again"
+SYSTEMS = registry.NAMES
+LLM_SYSTEMS = frozenset(s.name for s in registry.SYSTEMS if s.needs_llm)
+ASKING_SYSTEMS = frozenset(s.name for s in registry.SYSTEMS if s.asks)
 TIERS = ("template", "faq", "documents", "fallback")
 PREFETCH_BLOCK = 512  # retrievals per batched prefetch
 
@@ -81,23 +74,23 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
         raise ValueError(f"dont_know_share must be in [0, 1], got {dont_know_share!r}")
     instances = _checked_instances(instances)
     hidden = {inst["id"]: hidden_profile(inst, advisor.schema) for inst in instances}
-    today = today or datetime.now(ZoneInfo(advisor.config.timezone)).date()
-    run = _Run(advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress, true_labels,
-               dont_know_share)
+    today = today or advisor.config.today()
+    run = Run(advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress, true_labels,
+              dont_know_share)
     judged = judge_subset(instances, judge_limit) if llm_client is not None else set()
 
     per_query: list[dict] = []
     aggregates: list[dict] = []
     for system in systems:
         for setting in settings:
-            skipped = run.skipped(system, setting)
+            skipped = registry.system(system).skip_reason(setting, run)
             if skipped:
                 aggregates.append({"system": system, "setting": setting, "skipped": skipped})
                 continue
             started = time.perf_counter()
             answers = run.answers(system, setting)
             rows = [_row(system, setting, inst, answer) for inst, answer in zip(instances, answers)]
-            if system == "profill" and run.true_labels:
+            if system == registry.REFERENCE_SYSTEM and run.true_labels:
                 run.blame_labels(rows)
             run.score(rows, instances)
             if judged:
@@ -111,7 +104,11 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
 
 # ----------------------------------------------------------------------------- the run
 
-class _Run:
+class Run:
+    """One evaluation run, as the systems see it: the instances and their hidden profiles, the
+    day, the LLM, the engines (composed once per settings, from the memo's caching collaborators
+    in an optimized run) and every system's answers once computed."""
+
     def __init__(self, advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress,
                  true_labels=None, dont_know_share: float = 0.0):
         self.advisor, self.instances, self.hidden, self.today = advisor, instances, hidden, today
@@ -119,9 +116,10 @@ class _Run:
         self.true_labels, self.dont_know_share = true_labels, dont_know_share
         self.memo = EvalMemo(advisor) if optimized else None
         self._true: tuple | None = None  # (advisor, memo) over the truth-relabelled build, made when first asked
+        self._engines: dict = {}  # (settings, true labels) -> engine of the plain path
         self._augmented = None  # the retriever over the URAG-D index, made when first asked
         self._labels_by_url: dict | None = None  # URL -> (annotation, truth) of its chunks, for blame_labels
-        self.tokenizer = tokenizer or advisor._tokenizer
+        self.tokenizer = tokenizer or advisor.tokenizer
         if optimized:
             self.tokenizer = self.memo.tokenizer if tokenizer is None else CachingTokenizer(tokenizer)
         self.tally = LLMTally()
@@ -133,26 +131,26 @@ class _Run:
         if self.progress is not None:
             self.progress(stage, message)
 
-    def skipped(self, system: str, setting: str) -> str | None:
-        """Why a system cannot run in a setting, or None."""
-        if system in LLM_SYSTEMS and self.llm_client is None:
-            return SKIPPED_NO_LLM
-        if system == "hybrid+filter" and setting != "oracle":
-            return SKIPPED_NEEDS_PROFILE
-        if setting == DONT_KNOW and system not in ASKING_SYSTEMS:
-            return SKIPPED_ASKS_NOTHING
-        if system == "profill-true-labels" and not self.true_labels:
-            return SKIPPED_NO_TRUTH
-        if system == "urag" and not self.advisor.build.augmented:
-            return SKIPPED_NO_URAG_INDEX
-        return None
+    def only(self, instances) -> "Run":
+        """This run over other instances (its engines and caches shared, no answers yet)."""
+        sub = copy.copy(self)
+        sub.instances, sub._answers = list(instances), {}
+        sub.hidden = {**self.hidden, **{i["id"]: hidden_profile(i, self.advisor.schema) for i in sub.instances}}
+        return sub
 
-    def view(self, soft: bool = True, hard: bool = True, reretrieval: bool = True, true_labels: bool = False):
-        settings = ablation_settings(self.advisor.settings, reretrieval)
+    def engine(self, settings=None, true_labels: bool = False):
+        """The dialogue engine with `settings` (default: the advisor's), over the truth-relabelled
+        build when `true_labels`."""
+        settings = settings or self.advisor.settings
         advisor, memo = self._true_labelled() if true_labels else (self.advisor, self.memo)
         if memo is not None:
-            return memo.advisor_view(soft, hard, settings)
-        return plain_view(advisor, soft, hard, settings)
+            return memo.engine(settings)
+        if settings == advisor.settings:
+            return advisor
+        key = (settings, true_labels)
+        if key not in self._engines:
+            self._engines[key] = compose(advisor, settings)
+        return self._engines[key]
 
     def _true_labelled(self) -> tuple:
         if self._true is None:
@@ -167,59 +165,32 @@ class _Run:
             if self.memo is not None:
                 self._augmented = self.memo.retriever_over(build.augmented)
             else:
-                self._augmented = Retriever(build.over(build.augmented), self.advisor._tokenizer.query_morphemes,
+                self._augmented = Retriever(build.over(build.augmented), self.advisor.tokenizer.query_morphemes,
                                             self.advisor.params)
         return self._augmented
 
     # ------------------------------------------------------------------ systems
     def answers(self, system: str, setting: str) -> list[SystemAnswer]:
+        """`system`'s answers in `setting`, one per instance (computed once per run)."""
         key = (system, setting)
         if key not in self._answers:
-            self._answers[key] = self._compute(system, setting)
+            self._answers[key] = registry.system(system).answers(self, setting)
         return self._answers[key]
 
-    def _compute(self, system: str, setting: str) -> list[SystemAnswer]:
-        oracle = setting == "oracle"
-        if system in BASELINE_MODES:
-            view = self.view()
-            shared = self._prefetch_baseline(view, view.retriever, BASELINE_MODES[system], oracle)
-            return [_with_share(run_baseline(view, system, inst["query"], self.hidden[inst["id"]], oracle, self.today),
-                                shared) for inst in self._progressing(system, setting)]
-        if system == "hybrid+filter":
-            view = self.view()
-            return [run_filtered(view, inst["query"], self.hidden[inst["id"]], self.today)
-                    for inst in self._progressing(system, setting)]
-        if system in PROFILL_VARIANTS:
-            soft, hard, reretrieval = PROFILL_VARIANTS[system]
-            view = self.view(soft, hard, reretrieval, true_labels=system == "profill-true-labels")
-            share = self.dont_know_share if setting == DONT_KNOW else 0.0
-            return [run_profill(view, inst["query"], self.hidden[inst["id"]], oracle, self.today, share, inst["id"])
-                    for inst in self._progressing(system, setting)]
-        if system == "urag":  # URAG has no profiling: oracle appends the profile, as for the other blind systems
-            view, augmented = self.view(), self.augmented()
-            shared = self._prefetch_baseline(view, augmented, "hybrid", oracle)
-            return [_with_share(run_urag(view, augmented, inst["query"], self.hidden[inst["id"]], oracle, self.today),
-                                shared) for inst in self._progressing(system, setting)]
-        if system == "hyde":
-            return self._hyde(oracle)
-        if system.endswith("+rerank"):
-            return self._reranked(system.removesuffix("+rerank"), setting)
-        raise ValueError(f"unknown system {system!r}")
-
-    def _progressing(self, system: str, setting: str):
+    def progressing(self, system: str, setting: str):
         total = len(self.instances)
         for i, inst in enumerate(self.instances, 1):
             if i % 100 == 0 or i == total:
                 self.report(f"{system} {setting}", f"{i}/{total}")
             yield inst
 
-    def _prefetch_baseline(self, view, retriever, mode: str, oracle: bool) -> float:
+    def prefetch(self, engine, retriever, mode: str, oracle: bool) -> float:
         """Batch the profile-blind retrievals (one tokenizer and embedder call per block); returns
         the seconds per query it took, charged to each query's time."""
         if self.memo is None:
             return 0.0
         started = time.perf_counter()
-        texts = list(dict.fromkeys(baseline_query(i["query"], self.hidden[i["id"]], oracle, view)
+        texts = list(dict.fromkeys(baseline_query(i["query"], self.hidden[i["id"]], oracle, engine)
                                    for i in self.instances))
         for start in range(0, len(texts), PREFETCH_BLOCK):
             block = texts[start:start + PREFETCH_BLOCK]
@@ -227,74 +198,12 @@ class _Run:
                 retriever.search_batch(block, None, mode=mode, k=k, soft=False, hard=False, today=self.today)
         return (time.perf_counter() - started) / max(len(self.instances), 1)
 
-    # ------------------------------------------------------------------ LLM systems
-    def _hyde(self, oracle: bool) -> list[SystemAnswer]:
-        view = self.view()
-        texts = [baseline_query(i["query"], self.hidden[i["id"]], oracle, view) for i in self.instances]
-        started = time.perf_counter()
-        passages = hyde_passages(self.llm_client, texts, self.tally)
-        llm_share = (time.perf_counter() - started) / max(len(texts), 1)
-        out = []
-        for text, (passage, usage) in zip(texts, passages):
-            begun = time.perf_counter()
-            # a failed passage: search with the question itself (counted in the tally, never hidden)
-            probe = passage or text
-            served = view.retriever.search(probe, None, mode="dense", k=ANSWER_K, soft=False, hard=False,
-                                           today=self.today)
-            deep = view.retriever.search(probe, None, mode="dense", k=RANK_DEPTH, soft=False, hard=False,
-                                         today=self.today)
-            ranked = extend(served.chunks, deep.chunks)
-            answer, cited, method = answer_from_chunks(view, text, served.chunks[:EVIDENCE_TOP], {})
-            out.append(SystemAnswer(answer, cited, "documents" if served.chunks else "fallback", method,
-                                    [c.doc_url for c in ranked], ranked, served.chunk_ids,
-                                    seconds=time.perf_counter() - begun + llm_share, query_text=text,
-                                    llm_calls=usage.calls, llm_tokens=tokens_of(usage)))
-        return out
-
-    def _reranked(self, base: str, setting: str) -> list[SystemAnswer]:
-        """The base system's ranked chunks with the top 20 reordered by the LLM; a failed rerank
-        keeps the original order. proFILL's reranker is profile-blind (the paper's point)."""
-        view = self.view()
-        originals = self.answers(base, setting)
-        jobs = [(a.query_text or inst["query"], [_passage(c) for c in a.candidates[:RERANK_DEPTH]])
-                for inst, a in zip(self.instances, originals)]
-        started = time.perf_counter()
-        todo = [i for i, (_, passages) in enumerate(jobs) if len(passages) > 1]
-        rankings = dict(zip(todo, rerank_many(self.llm_client, [jobs[i] for i in todo], self.tally)))
-        llm_share = (time.perf_counter() - started) / max(len(jobs), 1)
-        out = []
-        for i, (inst, original) in enumerate(zip(self.instances, originals)):
-            begun = time.perf_counter()
-            ranking, usage = rankings.get(i, (None, None))
-            top = original.candidates[:RERANK_DEPTH]
-            reordered = (apply_ranking(top, ranking) if ranking else list(top)) + original.candidates[RERANK_DEPTH:]
-            out.append(self._answer_reranked(view, base, inst, original, reordered, ranking is not None,
-                                             time.perf_counter() - begun + llm_share, usage))
-        return out
-
-    def _answer_reranked(self, view, base, inst, original: SystemAnswer, reordered, reranked: bool, seconds, usage):
-        urls = [c.doc_url for c in reordered]
-        answer, cited, tier, method = original.answer, original.citations, original.tier, original.answer_method
-        if base == "profill":
-            if original.tier == "faq":
-                urls = original.citations + urls
-            elif original.tier == "documents" and reranked:
-                evidence = select_evidence(reordered[:ANSWER_K])
-                answer, cited, method = answer_from_chunks(view, inst["query"], evidence, original.known)
-        elif reranked and reordered:
-            answer, cited, method = answer_from_chunks(view, original.query_text, reordered[:EVIDENCE_TOP], {})
-        return SystemAnswer(answer, cited, tier, method, urls, reordered, [c.chunk_id for c in reordered[:ANSWER_K]],
-                            original.questions, original.questions_asked, original.seconds + seconds,
-                            original.known, original.query_text, original.time_sensitive,
-                            original.llm_calls + (usage.calls if usage else 0),
-                            original.llm_tokens + (tokens_of(usage) if usage else 0))
-
     # ------------------------------------------------------------------ metrics
     def blame_labels(self, rows: list[dict]) -> None:
         """Each row's `label_errors`: the attributes whose annotation, against the truth, hid a
         gold source or admitted a source ranked above the first gold hit (eval/label_gap.py)."""
-        from eval.benchmark import chunk_rows
         from eval.label_gap import label_errors, labels_by_url
+        from eval.truth import chunk_rows
 
         if self._labels_by_url is None:
             self._labels_by_url = labels_by_url(chunk_rows(self.advisor.build), self.true_labels)
@@ -335,7 +244,7 @@ class _Run:
             "systems": list(systems), "settings": list(settings),
             "retrieval": _jsonable(asdict(advisor.params)), "dialogue": asdict(advisor.settings),
             "faq_threshold": advisor.thresholds.get("faq_threshold"),
-            "answerer": "llm" if getattr(advisor, "_llm_answerer", None) is not None else "extractive",
+            "answerer": "llm" if advisor.llm.answerer is not None else "extractive",
             "llm_model": getattr(self.llm_client, "model", None) if self.llm_client is not None else None,
             "judge_model": getattr(self.llm_client, "model", None) if judged else None,
             "judge_subset": len(judged), "prompt_versions": {"hyde": HYDE_VERSION, "rerank": RERANK_VERSION,
@@ -343,15 +252,6 @@ class _Run:
             "llm": self.tally.as_dict() if self.llm_client is not None else None,
             "seconds_note": "evaluation cost per query; with optimized=True, caches are shared across systems",
         }
-
-
-def _with_share(answer: SystemAnswer, shared: float) -> SystemAnswer:
-    answer.seconds += shared
-    return answer
-
-
-def _passage(chunk) -> str:
-    return f"{chunk.title or ''}\n{chunk.text}".strip()
 
 
 def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
@@ -375,12 +275,13 @@ def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
 def _aggregate(system: str, setting: str, rows: list[dict]) -> dict:
     """The system x setting's aggregate over the main slice (profile_dependent when the benchmark
     has it, else every instance; eval.metrics.sliced_aggregate), with every slice's aggregate in
-    "slices"; urag also gets its tier shares and accuracy, over the same rows as each aggregate."""
+    "slices"; a tiered system (urag) also gets its tier shares and accuracy, over the same rows as
+    each aggregate."""
     keys = ("rank", "gold_ranks", "gold_sources", "slice", "rouge_l", "token_f1", "keyword_match", "source_match",
             "grounded_correctness", "seconds")
     scored = [{**{k: row[k] for k in keys}, "questions": row["questions_asked"]} for row in rows]
     result = {"system": system, "setting": setting, **metrics.sliced_aggregate(scored), "skipped": None}
-    if system == "urag":
+    if registry.system(system).tiered:
         _, main_rows, by_slice = metrics.split_slices(rows)
         result["tiers"] = _tiers(main_rows)
         for name, slice_rows in by_slice.items():

@@ -1,4 +1,4 @@
-"""The simulated student of the deployment setting (interfaces.md §3): the system starts with no
+"""The simulated student of the deployment setting (docs/contracts.md §3): the system starts with no
 profile and every profile question it asks is answered from the instance's hidden profile, or
 "don't know" (None) for an attribute the profile lacks. A real student often does not know their
 curriculum period or status by its official name: with `dont_know` = s, the student also answers

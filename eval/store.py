@@ -1,5 +1,5 @@
 """Evaluation results in the lakehouse: every run, every system, every query, queryable in SQL and
-comparable across index builds, annotators, embedders, code and configs (method.md, "What neither
+comparable across index builds, annotators, embedders, code and configs (docs/method.md, "What neither
 paper has").
 
     eval_runs              one row per run: what was evaluated, on what, with which code and config,
@@ -46,6 +46,7 @@ import polars as pl
 from advisor.lakehouse import insert_rows, one, scalar, transaction
 from eval import metrics
 from eval.outfile import METRIC_FIELDS
+from eval.registry import REFERENCE_SYSTEM, TRUE_LABEL_SYSTEM
 from eval.provenance import gold_from_of, instance_gold_from
 
 __all__ = [
@@ -355,12 +356,14 @@ def meta_from_build(manifest: Mapping, *, config, benchmark: str, benchmark_hash
 
 
 # Code that decides evaluation results: the eval package minus its presentation and storage, the
-# serving code the systems run, and the LLM prompts. Hashing the files (not imported modules)
-# gives the same version in every process, whatever it happened to import.
-_CODE_PATHS = ("eval", "serving", "advisor/llm", "assets/evaluation.py")
-_NOT_RESULT_CODE = ("eval/store.py", "eval/outfile.py", "eval/reports.py", "eval/report_tables.py",
-                    "eval/report_charts.py", "eval/readme_results.py", "eval/provenance.py", "serving/api/",
-                    "serving/web/")
+# serving code the systems run, the library code they search and route with (retrieval, the FAQ
+# store, intents), and the LLM prompts. Hashing the files (not imported modules) gives the same
+# version in every process, whatever it happened to import.
+_CODE_PATHS = ("eval", "serving", "advisor/retrieval", "advisor/faq", "advisor/intents", "advisor/llm",
+               "assets/evaluation.py")
+_NOT_RESULT_CODE = ("eval/store.py", "eval/outfile.py", "eval/reports.py", "eval/report_data.py",
+                    "eval/report_tables.py", "eval/report_charts.py", "eval/readme_results.py", "eval/provenance.py",
+                    "serving/api/", "serving/web/")
 
 
 def evaluation_code_version(root: Path | None = None) -> str:
@@ -368,7 +371,7 @@ def evaluation_code_version(root: Path | None = None) -> str:
     digest = hashlib.sha256()
     for name in _CODE_PATHS:
         top = root / name
-        for path in sorted(top.rglob("*.py")) if top.is_dir() else [top]:
+        for path in sorted(top.rglob("*.py")) if top.is_dir() else ([top] if top.is_file() else []):
             relative = path.relative_to(root).as_posix()
             if relative.startswith(_NOT_RESULT_CODE):
                 continue
@@ -682,8 +685,8 @@ def _require_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 # Reading works on a lakehouse opened read-only before it was migrated: a column or table that
 # does not exist yet reads as NULL / no rows, so the reports of old runs still render.
 _COLUMN_TYPES = {"gold_ranks": "INTEGER[]", "n": "INTEGER", "confidence": "DOUBLE",
-                 **{c: "VARCHAR" for c in ("system", "setting", "slice", "tiers", "example_id", "text", "intent",
-                                           "predicted", "router")}}
+                 **dict.fromkeys(("system", "setting", "slice", "tiers", "example_id", "text", "intent", "predicted",
+                                  "router"), "VARCHAR")}
 
 
 def _select(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[tuple[str, str]], run_id: str,
@@ -730,6 +733,26 @@ def slice_aggregates_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.Da
     return _select(con, "eval_slice_aggregates", columns, run_id, "setting, system, slice")
 
 
+def run_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict]:
+    """A recorded run's aggregates as the runner gave them (system, setting, n, the metric fields,
+    skipped, tiers, slice, slices), in the run's system x setting order: what a reused run's
+    `--out` file is written from."""
+    slices: dict[tuple, dict] = {}
+    for row in slice_aggregates_frame(con, run_id).to_dicts():
+        entry = {k: v for k, v in row.items() if k not in ("system", "setting", "slice")}
+        entry["tiers"] = json.loads(entry["tiers"]) if entry["tiers"] else None
+        slices.setdefault((row["system"], row["setting"]), {})[row["slice"]] = entry
+    run = run_info(con, run_id)
+    order = {name: i for i, name in enumerate(run["systems"])}, {name: i for i, name in enumerate(run["settings"])}
+    out = []
+    for row in aggregates_frame(con, run_id).to_dicts():
+        aggregate = {k: row[k] for k in ("system", "setting", "n", *METRIC_FIELDS, "skipped", "slice")}
+        aggregate["tiers"] = json.loads(row["tiers"]) if row["tiers"] else None
+        aggregate["slices"] = slices.get((row["system"], row["setting"]))
+        out.append(aggregate)
+    return sorted(out, key=lambda a: (order[0].get(a["system"], len(order[0])), order[1].get(a["setting"], 0)))
+
+
 def per_query_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
     """One row per system x setting x instance of a run (the per-query keys), for the breakdowns."""
     return _select(con, "eval_query_results", [(c, c) for c in QUERY_COLUMNS], run_id, "setting, system, instance_id")
@@ -756,13 +779,13 @@ def label_gap_inputs(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict,
     rows: dict[str, dict[str, list]] = {}
     for system, setting, instance_id, rank, errors in con.execute(
             "SELECT system, setting, instance_id, rank, json_extract_string(extra, '$.label_errors') "
-            "FROM eval_query_results WHERE run_id = ? AND system IN ('profill', 'profill-true-labels') "
+            "FROM eval_query_results WHERE run_id = ? AND system IN (?, ?) "
             "AND slice = (SELECT any_value(slice) FILTER (WHERE slice IS NOT NULL) FROM eval_aggregates WHERE run_id = ?) "
-            "ORDER BY instance_id", [run_id, run_id]).fetchall():
+            "ORDER BY instance_id", [run_id, REFERENCE_SYSTEM, TRUE_LABEL_SYSTEM, run_id]).fetchall():
         rows.setdefault(setting, {}).setdefault(system, []).append(
             {"instance_id": instance_id, "rank": rank, "label_errors": json.loads(errors) if errors else []})
-    pairs = {setting: (found["profill"], found["profill-true-labels"]) for setting, found in rows.items()
-             if "profill" in found and "profill-true-labels" in found}
+    pairs = {setting: (found[REFERENCE_SYSTEM], found[TRUE_LABEL_SYSTEM]) for setting, found in rows.items()
+             if REFERENCE_SYSTEM in found and TRUE_LABEL_SYSTEM in found}
     accuracy = {}
     if "annotation_accuracy" in _columns(con):
         for attribute, exact, precision, recall in con.execute(

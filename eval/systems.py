@@ -1,4 +1,5 @@
-"""The offline systems of the evaluation (method.md §A "Systems", §B; interfaces.md §1 names).
+"""The offline systems of the evaluation (docs/method.md §A "Systems", §B; docs/contracts.md §1 names):
+how each answers one question. Their names, properties and wiring are in eval/registry.py.
 
 Every system answers one benchmark instance in one setting and returns a `SystemAnswer`: the
 ranked sources its answer came from (extended to the top 50 for MRR / Recall@50), the answer with
@@ -9,15 +10,17 @@ its citations, and the dialogue's burden. Metrics are computed by the runner, th
   Answer: the extractive answer over the top 3 chunks.
 - hybrid+filter: a generic RAG stack with metadata filters: the known profile as a hard filter
   on the annotations, no soft prefix, no asking; it needs the profile up front (oracle only).
-- profill and its ablations: the real dialogue engine with a simulated student (eval/simulate.py);
+- profill and its ablations: the real dialogue engine with a simulated student (eval/simulate.py),
+  an ablation being the engine with one mechanism turned off in its settings;
   profill-true-labels: the same over the build's chunks relabelled with the TRUE applicability
   (eval/truth.py), so its gap to profill is what annotation errors cost.
-- urag: URAG (method.md §B): the FAQ tier, else documents from the index over the URAG-D
+- urag: URAG (docs/method.md §B): the FAQ tier, else documents from the index over the URAG-D
   augmented chunk texts (top K = 2), else the fallback; no profiling (oracle: the profile's
   wording appended to the query, as for the other profile-blind systems).
 
-A system runs against an "advisor" that is either the real Advisor (the plain reference path) or
-an EvalMemo view of it (the fast path); both give identical answers.
+A system runs against an "advisor": the dialogue engine, composed either from the served
+collaborators (the plain reference path) or from EvalMemo's caching ones (the fast path); both
+give identical answers.
 """
 
 from __future__ import annotations
@@ -38,14 +41,6 @@ ANSWER_K = 10  # chunks per retrieval, as served (the paper's 7 + 3)
 RANK_DEPTH = 50  # MRR / Recall@50 look this deep
 EVIDENCE_TOP = 3  # the baselines answer from their top 3 chunks
 URAG_DOC_K = 2  # URAG tier 2: the top K = 2 chunks
-BASELINE_MODES = {"bm25": "bm25", "dense": "dense", "hybrid": "hybrid"}
-PROFILL_VARIANTS = {  # system -> (soft prefix, hard filter, evidence-driven re-retrieval)
-    "profill": (True, True, True),
-    "profill-no-hard-filter": (True, False, True),
-    "profill-no-soft-prefix": (False, True, True),
-    "profill-no-reretrieval": (True, True, False),
-    "profill-true-labels": (True, True, True),  # over the truth-relabelled build
-}
 
 
 @dataclass
@@ -65,6 +60,12 @@ class SystemAnswer:
     time_sensitive: bool | None = None
     llm_calls: int = 0
     llm_tokens: int = 0
+
+
+def with_share(answer: SystemAnswer, shared: float) -> SystemAnswer:
+    """`answer` charged its share of a batched step's seconds."""
+    answer.seconds += shared
+    return answer
 
 
 def extend(first: list[RetrievedChunk], more: list[RetrievedChunk], depth: int = RANK_DEPTH) -> list[RetrievedChunk]:
@@ -92,9 +93,8 @@ def answer_from_chunks(advisor, query: str, chunks: list[RetrievedChunk], known:
     return composed.text, [chunks[i].doc_url for i in (composed.cited or [0])], composed.method
 
 
-def run_baseline(advisor, system: str, query: str, hidden: Mapping[str, Any], oracle: bool, today: date) -> SystemAnswer:
+def run_baseline(advisor, mode: str, query: str, hidden: Mapping[str, Any], oracle: bool, today: date) -> SystemAnswer:
     started = time.perf_counter()
-    mode = BASELINE_MODES[system]
     text = baseline_query(query, hidden, oracle, advisor)
     served = advisor.retriever.search(text, None, mode=mode, k=ANSWER_K, soft=False, hard=False, today=today)
     deep = advisor.retriever.search(text, None, mode=mode, k=RANK_DEPTH, soft=False, hard=False, today=today)
@@ -107,8 +107,8 @@ def run_baseline(advisor, system: str, query: str, hidden: Mapping[str, Any], or
 
 def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today: date, dont_know: float = 0.0,
                 key: str = "") -> SystemAnswer:
-    """One dialogue through the engine (the advisor view carries the variant's switches); the
-    simulated student answers "don't know" to a `dont_know` share of the questions (drawn per `key`)."""
+    """One dialogue through the engine (its settings carry the variant's switches); the simulated
+    student answers "don't know" to a `dont_know` share of the questions (drawn per `key`)."""
     started = time.perf_counter()
     reply, asked = converse(advisor, query, hidden, oracle, today, dont_know, key)
     trace = reply.trace
@@ -117,9 +117,9 @@ def run_profill(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, to
     urls_first: list[str] = []
     if reply.tier != "template":
         last = trace.get("last_retrieval")
-        deep = advisor.retriever.search(trace.get("search_text") or query, reply.profile_used, mode="hybrid", k=RANK_DEPTH,
-                                        soft=trace.get("prefix_attributes", True),
-                                        time_sensitive=trace.get("time_sensitive_llm"), today=today)
+        deep = advisor.retrieve(trace.get("search_text") or query, reply.profile_used, k=RANK_DEPTH,
+                                soft=trace.get("prefix_attributes", True),
+                                time_sensitive=trace.get("time_sensitive_llm"), today=today)
         ranked = extend(last.chunks if last is not None else [], deep.chunks)
         top_ids = last.chunk_ids if last is not None else deep.chunk_ids[:ANSWER_K]
         if reply.tier == "faq":  # the verbatim FAQ answer's own source is what the student got first
@@ -161,15 +161,15 @@ def run_urag(advisor, augmented, query: str, hidden: Mapping[str, Any], oracle: 
     deep = augmented.search(text, None, mode="hybrid", k=RANK_DEPTH, soft=False, hard=False, today=today)
     ranked = extend(served.chunks, deep.chunks)
     urls = [c.doc_url for c in ranked]
-    common = dict(candidates=ranked, top_chunk_ids=served.chunk_ids, query_text=text,
-                  time_sensitive=served.time_sensitive)
+    common = {"candidates": ranked, "top_chunk_ids": served.chunk_ids, "query_text": text,
+              "time_sensitive": served.time_sensitive}
     best = faq_tier(advisor, text)
     if best is not None:
         entry = best.entry
         return SystemAnswer(entry.answer, [entry.source_url], "faq", "faq_verbatim", [entry.source_url] + urls,
                             seconds=time.perf_counter() - started, **common)
     evidence = served.chunks[:URAG_DOC_K]
-    if evidence and advisor._qualifies(query, evidence):
+    if evidence and advisor.qualifies(query, evidence):
         # the documents note is the reply's disclaimer, not part of the scored answer text
         answer, cited, method = answer_from_chunks(advisor, query, evidence, {})
         return SystemAnswer(answer, cited, "documents", method, urls,
@@ -180,23 +180,26 @@ def run_urag(advisor, augmented, query: str, hidden: Mapping[str, Any], oracle: 
 
 def true_label_advisor(advisor, labels: Mapping[str, Mapping]):
     """The advisor's engine over the same build and FAQ store relabelled with `labels` (chunk id
-    -> true applicability): the same router, thresholds and settings."""
+    -> true applicability): the same tokenizer, router, LLM tasks, thresholds and settings; the
+    retriever and the FAQ tier over the relabelled chunks and entries."""
     from advisor.index.relabel import relabelled
     from serving.dialogue.engine import Advisor
 
     faq_store = advisor.faq_store.relabelled(labels) if advisor.faq_store is not None else None
-    return Advisor(relabelled(advisor.build, labels), advisor.config, tokenizer=advisor._tokenizer,
-                   llm_client=advisor.llm_client, router=advisor.router, faq_store=faq_store,
-                   thresholds=advisor.thresholds, settings=advisor.settings)
+    return Advisor(relabelled(advisor.build, labels), advisor.config, tokenizer=advisor.tokenizer,
+                   router=advisor.router, stated=advisor.stated, faq_store=faq_store, thresholds=advisor.thresholds,
+                   llm=advisor.llm, extractive=advisor.extractive, settings=advisor.settings)
 
 
 def faq_tier(advisor, query: str):
-    """The best FAQ entry at or above the build's threshold for a profile-less student, or None."""
+    """The best FAQ entry at or above the build's threshold for a profile-less student, or None.
+    URAG reads the question once, as its retrieval does (query morphemes: without the question's
+    frame), for the FAQ tier too."""
     threshold = advisor.thresholds.get("faq_threshold")
     if advisor.faq_store is None or threshold is None:
         return None
-    tokenizer = advisor._tokenizer
-    vector = advisor.build.embedder.embed([query], tokenizer.content_morphemes([query]))[0]
+    tokenizer = advisor.tokenizer
+    vector = advisor.embedder.embed([query], tokenizer.query_morphemes([query]))[0]
     matches = advisor.faq_store.search(vector, None, k=advisor.settings.faq_candidates, hard=False,
                                        query_tokens=tokenizer.key_words([query])[0])
     return matches[0] if matches and matches[0].score >= threshold else None

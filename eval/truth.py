@@ -69,10 +69,21 @@ class Truth:
 def true_labels(config: InstitutionConfig, warehouse: Path, build) -> dict[str, Applicability] | None:
     """chunk id -> true applicability for every chunk of an index build the truth file covers
     (what `profill-true-labels` searches with); None when the config names no truth file."""
-    from eval.benchmark import chunk_rows
-
     path = truth_file(config, warehouse)
     return Truth.load(path, config).labels(chunk_rows(build)) if path is not None else None
+
+
+def chunk_rows(build) -> list[dict]:
+    """Every chunk of the build as a dict (id, URL, title, text, kind, headings, collection, its
+    annotation as `applies_to`)."""
+    rows = []
+    for name, collection in build.collections.items():
+        columns = collection.chunks.select("chunk_id", "doc_url", "title", "text", "kind", "heading_path").to_dict(as_series=False)
+        for row, chunk_id in enumerate(columns["chunk_id"]):
+            rows.append({"chunk_id": chunk_id, "doc_url": columns["doc_url"][row], "title": columns["title"][row] or "",
+                         "text": columns["text"][row], "kind": columns["kind"][row], "collection": name,
+                         "heading_path": list(columns["heading_path"][row] or ()), "applies_to": collection.applies_to[row]})
+    return rows
 
 
 def applies(applicability: Mapping[str, Any], profile: Mapping[str, Any], schema: fields.Schema) -> bool:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 from dagster import Definitions, in_process_executor, load_asset_checks_from_modules, load_assets_from_modules
 
+from advisor import environment
 from advisor.config import load_config
 from assets import annotation, benchmarks, evaluation, indexing, ingestion, intents
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
@@ -13,12 +12,11 @@ from pipelines.schedules import nightly_refresh, refresh_job
 from pipelines.sensors import config_changed
 
 ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks, evaluation]
-DEFAULT_WAREHOUSE = "warehouse"
 
 
 def build_definitions(config_path: str | None = None, warehouse: str | None = None) -> Definitions:
-    config_path = config_path or os.environ.get("ADVISOR_CONFIG", "")
-    warehouse = warehouse or os.environ.get("ADVISOR_WAREHOUSE") or DEFAULT_WAREHOUSE
+    config_path = str(environment.config_path(config_path) or "")  # "": the bundled demo college
+    warehouse = str(environment.warehouse_path(warehouse))
     timezone = load_config(config_path or None).timezone
     return Definitions(
         assets=load_assets_from_modules(ASSET_MODULES),
@@ -32,7 +30,7 @@ def build_definitions(config_path: str | None = None, warehouse: str | None = No
             "llm": LLMResource(),
         },
         # One process runs the assets one after another: DuckDB allows a single writer, and the
-        # multiprocess executor costs ~4x in start-up for this graph (tech notes).
+        # multiprocess executor costs ~4x in start-up for this graph (docs/tech-notes.md, Dagster).
         executor=in_process_executor,
     )
 

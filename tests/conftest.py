@@ -12,6 +12,9 @@ import yaml
 
 from advisor.config import DEMO_CONFIG_PATH
 
+# the `openai_server` fixture (a real OpenAI-compatible HTTP server on 127.0.0.1) for every test module
+pytest_plugins = ["tests.openai_server"]
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -48,7 +48,7 @@ def manifest(tmp_path):
         {"path": "/about/", "applies_to": rec(), "sections": []},
     ]
     path = tmp_path / "manifest.jsonl"
-    path.write_text("\n".join(json.dumps(l, ensure_ascii=False) for l in lines) + "\n\n", encoding="utf-8")
+    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n\n", encoding="utf-8")
     return load_manifest(path)
 
 

@@ -15,7 +15,7 @@ from serving.answer import ComposedAnswer, LLMAnswerer, extractive_answer, fallb
 from serving.answer.fallback import texts_for
 from advisor.demo_college.facts import contains_fact, fact_cases
 from advisor.retrieval import RetrievedChunk
-from tests.openai_server import error, malformed, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import error, malformed, reply, settings_for
 
 CONFIG = load_config()
 

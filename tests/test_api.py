@@ -1,4 +1,4 @@
-"""The HTTP API's mechanics (interfaces.md §4) against a fake Advisor on a real uvicorn server:
+"""The HTTP API's mechanics (docs/contracts.md §4) against a fake Advisor on a real uvicorn server:
 sessions, limits, error bodies, privacy of logs, health, and the build swap."""
 
 from __future__ import annotations
@@ -164,6 +164,27 @@ def test_message_length_is_limited(serve):
     error = assert_error(client.post("/v1/chat", json={"message": "가" * 51}), 422, "message")
     assert error["code"] == "message_too_long"
     assert_error(client.post("/v1/chat", json={"message": "  \n "}), 422, "message")
+
+
+def test_the_apis_default_message_limit_is_the_engines():
+    """One number: what the API promises students is what the engine itself accepts."""
+    from serving.dialogue.engine import MAX_MESSAGE_CHARS
+
+    assert ServingSettings().max_message_chars == MAX_MESSAGE_CHARS == 1_000
+
+
+def test_a_serving_process_loads_no_build_time_code():
+    """The API and the terminal read builds; the writer and the build-time stages stay unloaded."""
+    import subprocess
+    import sys
+
+    code = ("import sys, serving.api.app, serving.api.terminal; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('advisor'))))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split())
+    assert "advisor.index.store" in loaded
+    build_time = ("advisor.build", "advisor.index.writer", "advisor.faq.calibrate", "advisor.faq.paraphrase",
+                  "advisor.faq.enrichment", "advisor.demo_college", "advisor.business_college", "advisor.site_kit")
+    assert not [m for m in loaded if m.startswith(build_time)]
 
 
 def test_body_size_is_checked_before_parsing(serve):

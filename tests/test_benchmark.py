@@ -1,4 +1,4 @@
-"""The QA benchmark synthesized from the demo build: the interfaces.md §3 format; gold sources from
+"""The QA benchmark synthesized from the demo build: the docs/contracts.md §3 format; gold sources from
 the truth file (every source that truly applies to the profile and states the fact), so an
 annotation error cannot move them; profile-dependent categories, three query types, the
 profile-independent and stated-profile slices; no profile in the question; deterministic; and its
@@ -81,7 +81,7 @@ def test_golds_come_from_the_truth_not_from_the_annotations(demo):
     collections = {}
     for name, collection in build.collections.items():
         url_of = collection.chunks["doc_url"].to_list()
-        label_of = {u: a for u, a in zip(url_of, collection.applies_to)}
+        label_of = dict(zip(url_of, collection.applies_to))
         swapped = [label_of[second] if u == first else label_of[first] if u == second else a
                    for u, a in zip(url_of, collection.applies_to)]
         collections[name] = replace(collection, applies_to=swapped)

@@ -161,7 +161,7 @@ def test_long_paragraph_is_split_between_sentences(split):
     assert len(chunks) >= 2 and len(PARAGRAPH) > MAX
     for chunk in chunks:
         assert chunk.text.endswith("합니다."), chunk.text[-40:]  # never mid-sentence
-    sentences = [s for s in split(PARAGRAPH)]
+    sentences = list(split(PARAGRAPH))
     assert len(sentences) == 16
     for sentence in sentences:
         assert sum(sentence in c.text for c in chunks) == 1

@@ -33,7 +33,7 @@ def test_ask_answers_with_a_citation_url_when_stdin_is_not_a_terminal(demo_wareh
                               "--warehouse", str(demo_warehouse.root)], capsys, monkeypatch)
     assert code == 0, err
     assert "tier:" in out
-    cited = [u for u in URL.findall(out.split("Sources:", 1)[1])] if "Sources:" in out else []
+    cited = list(URL.findall(out.split("Sources:", 1)[1])) if "Sources:" in out else []
     assert cited, out
     port = re.search(r":(\d+)/", demo_warehouse.config().sources[0].seeds[0]).group(1)
     assert all(f":{port}/" in u for u in cited)  # the demo site's own pages

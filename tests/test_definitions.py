@@ -87,3 +87,70 @@ def test_the_readme_config_example_loads():
     config = parse_config(yaml.safe_load(example[: example.index("```")]), "README.md")
     assert config.sources[0].kind == "board" and config.local_site.port == 8765
     assert config.retrieval.static_k == 7 and config.pipeline.embedder == "auto"
+
+
+def test_lineage_inputs_are_the_asset_graphs_deps(tmp_path):
+    """record_lineage takes an asset's inputs from its declared deps (not a hand-written list), so
+    every asset's `materializations.inputs` names exactly its parents in the asset graph."""
+    import json
+    from datetime import datetime, timezone
+    from types import SimpleNamespace
+
+    from advisor.lakehouse import connect
+    from assets.lineage import record_lineage
+    from pipelines.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    config = load_config()
+    keys = sorted(graph.get_all_asset_keys())
+    with connect(tmp_path) as con:
+        for key in keys:
+            context = SimpleNamespace(run_id="run-1", asset_key=key, assets_def=defs.resolve_assets_def(key))
+            record_lineage(context, con, config, asset=key.to_user_string(), started_at=datetime.now(timezone.utc),
+                           code_version="c", row_count=0, counts={}, metadata={})
+        recorded = {asset: sorted(i["asset"] for i in json.loads(inputs))
+                    for asset, inputs in con.execute("SELECT asset, inputs FROM materializations").fetchall()}
+    assert recorded == {k.to_user_string(): sorted(p.to_user_string() for p in graph.get(k).parent_keys) for k in keys}
+    assert recorded["index_build"] == ["chunk_annotations", "chunk_augmentations", "chunks", "intent_dataset"]
+    assert recorded["intent_dataset"] == ["chunks", "documents"]
+
+
+def test_the_pipelines_recorded_lineage_matches_the_asset_graph(demo_warehouse):
+    """What a real run recorded (the demo warehouse: every asset but the evaluation's)."""
+    import json
+
+    from advisor.lakehouse import connect
+    from pipelines.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    parents = {k.to_user_string(): sorted(p.to_user_string() for p in graph.get(k).parent_keys)
+               for k in graph.get_all_asset_keys()}
+    with connect(demo_warehouse.root, read_only=True) as con:
+        rows = con.execute("SELECT asset, inputs FROM materializations").fetchall()
+    assert {asset for asset, _ in rows} == set(parents) - {"evaluation", "evaluation_report"}
+    for asset, inputs in rows:
+        assert sorted(i["asset"] for i in json.loads(inputs)) == parents[asset], asset
+
+
+def test_the_environment_variables_have_one_reader(monkeypatch, tmp_path):
+    """$ADVISOR_WAREHOUSE and $ADVISOR_CONFIG reach the command line, the code location and
+    load_config through advisor.environment, with the defaults docs/contracts.md §1 states."""
+    from pathlib import Path
+
+    from advisor import environment
+    from advisor.config import DEMO_CONFIG_PATH
+    from pipelines.definitions import build_definitions
+
+    monkeypatch.delenv("ADVISOR_WAREHOUSE", raising=False)
+    monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
+    assert environment.warehouse_path() == Path("warehouse") and environment.config_path() is None
+    assert environment.warehouse_path("elsewhere") == Path("elsewhere")
+    config_copy = tmp_path / "institution.yaml"
+    config_copy.write_text(DEMO_CONFIG_PATH.read_text(encoding="utf-8").replace(
+        "timezone: Asia/Seoul", "timezone: Europe/Paris"), encoding="utf-8")
+    monkeypatch.setenv("ADVISOR_WAREHOUSE", str(tmp_path / "wh"))
+    monkeypatch.setenv("ADVISOR_CONFIG", str(config_copy))
+    assert environment.warehouse_path() == tmp_path / "wh"
+    assert load_config().timezone == "Europe/Paris"
+    defs = build_definitions()
+    assert defs.resolve_schedule_def("nightly_refresh").execution_timezone == "Europe/Paris"

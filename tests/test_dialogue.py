@@ -3,11 +3,13 @@ tiers, templates, input errors, and the profiling rules on hand-made candidates.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from advisor.config import parse_config
 from serving.dialogue import profiling
-from serving.dialogue.engine import DialogueInputError, open_advisor
+from serving.dialogue.engine import Advisor, DialogueInputError, DialogueSettings, LLMTasks, open_advisor
 from serving.dialogue.evidence import follow_up_attributes, select_evidence
 from serving.dialogue.session import Session
 from advisor.retrieval.results import RetrievedChunk
@@ -103,7 +105,7 @@ def test_the_soft_prefix_writes_only_what_the_question_depends_on(advisor):
     assert {"department", "admission_year"} <= written and "student_status" not in written
     last = reply.trace["last_retrieval"]
     assert advisor.schema["student_status"].label("international") not in last.query_text
-    assert last.profile == {k: v for k, v in full.items()}  # filtered by everything known
+    assert last.profile == dict(full.items())  # filtered by everything known
     # what the question depends on is read from an unfiltered first retrieval
     assert len(reply.trace["retrievals"]) >= 2
 
@@ -162,6 +164,59 @@ def test_exact_faq_question_is_answered_verbatim(advisor):
     assert reply.tier == "faq" and reply.answer_method == "faq_verbatim"
     assert reply.answer == entry.answer
     assert [c.url for c in reply.citations] == [entry.source_url]
+
+
+class Counting:
+    """A collaborator wrapped so that every method call is counted in `calls` under "name.method"."""
+
+    def __init__(self, inner, name: str, calls: Counter) -> None:
+        self.inner, self.name, self.calls = inner, name, calls
+
+    def __getattr__(self, attribute):
+        target = getattr(self.inner, attribute)
+        if not callable(target):
+            return target
+
+        def counted(*args, **kwargs):
+            self.calls[f"{self.name}.{attribute}"] += 1
+            return target(*args, **kwargs)
+        return counted
+
+
+def test_the_engine_works_through_the_collaborators_it_is_given(advisor):
+    """The engine's constructor is its composition: the tokenizer, embedder and extractive answerer
+    passed in are the ones every turn uses (the evaluation passes caching ones this way)."""
+    calls = Counter()
+    engine = Advisor(advisor.build, advisor.config, tokenizer=Counting(advisor.tokenizer, "tokenizer", calls),
+                     embedder=Counting(advisor.embedder, "embedder", calls), router=advisor.router,
+                     faq_store=advisor.faq_store, thresholds=advisor.thresholds,
+                     extractive=Counting(advisor.extractive, "extractive", calls))
+    full = {"department": "DS", "admission_year": 2019, "major_type": "intensive", "grade": 3,
+            "student_status": "enrolled"}
+    reply = engine.respond(engine.new_session(full), message=MAJOR_CREDITS)
+    served = advisor.respond(advisor.new_session(full), message=MAJOR_CREDITS)
+    assert (reply.tier, reply.answer, reply.citations) == (served.tier, served.answer, served.citations)
+    assert reply.tier == "documents" and calls["extractive.answer"] == 1
+    assert calls["embedder.embed"] == 1  # the FAQ tier's vector: once per message, however often it is searched
+    assert calls["tokenizer.query_morphemes"] >= 1 and calls["tokenizer.key_words"] == 1  # the retriever's, the engine's
+
+
+def test_the_ablations_are_settings_of_the_engine(advisor):
+    full = {"department": "DS", "admission_year": 2019, "major_type": "intensive", "grade": 3,
+            "student_status": "enrolled"}
+
+    def last_retrieval(**settings):
+        engine = Advisor(advisor.build, advisor.config, tokenizer=advisor.tokenizer, router=advisor.router,
+                         faq_store=advisor.faq_store, thresholds=advisor.thresholds,
+                         settings=DialogueSettings(**settings))
+        reply = engine.respond(engine.new_session(full), message=MAJOR_CREDITS)
+        return reply.trace["last_retrieval"]
+
+    department = advisor.schema["department"].label("DS")
+    served = last_retrieval()
+    assert department in served.query_text and all(applies(c.applies_to, full) for c in served.chunks)
+    assert department not in last_retrieval(soft_prefix=False).query_text
+    assert not all(applies(c.applies_to, full) for c in last_retrieval(hard_filter=False).chunks)
 
 
 def test_off_topic_question_gets_the_disclaimed_fallback(advisor):
@@ -314,7 +369,8 @@ def test_with_an_llm_every_step_uses_it_and_failures_fall_back_honestly(demo_war
     server.default = respond
     try:
         with LLMClient(settings_for(server)) as client:
-            llm_advisor = Advisor(advisor.build, advisor.config, tokenizer=advisor._tokenizer, llm_client=client,
+            llm_advisor = Advisor(advisor.build, advisor.config, tokenizer=advisor.tokenizer,
+                                  llm=LLMTasks.from_client(client, advisor.config),
                                   router=type(advisor.router)(advisor.router.classifier, _router(client)),
                                   faq_store=advisor.faq_store, thresholds=advisor.thresholds)
             session = llm_advisor.new_session()

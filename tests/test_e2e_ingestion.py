@@ -135,7 +135,7 @@ def test_llm_backends_through_dagster_against_a_local_openai_server(slice_config
             return reply({"question": f"저기요, {question}", "reference_answer": f"{lead}, {fact}입니다."}, 300, 30)
         if name == "faq_pairs":  # URAG-F: a new Q/A pair from a document chunk
             return reply({"pairs": [{"question": "이 안내의 요점은 무엇인가요?", "answer": "본문에 안내된 절차를 따르면 됩니다."}]}, 400, 30)
-        record = {attribute: None for attribute in body["response_format"]["json_schema"]["schema"]["properties"]}
+        record = dict.fromkeys(body["response_format"]["json_schema"]["schema"]["properties"])
         record.update(department=["CS"], needs=["department"])
         return reply(record, 500, 30)
 

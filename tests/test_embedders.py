@@ -12,7 +12,7 @@ from advisor.index.embedders import (
     Embedder, EmbeddingFailed, LSAEmbedder, OpenAIEmbedder, load_embedder,
 )
 from advisor.llm.settings import LLMNotConfigured, LLMSettings
-from tests.openai_server import embedding_vector, error, openai_server, settings_for  # noqa: F401
+from tests.openai_server import embedding_vector, error, settings_for
 
 # --- a small Korean advising corpus: (document, paraphrased student question) -----------------
 CORPUS = [

@@ -20,7 +20,7 @@ from eval.systems import ANSWER_K, RANK_DEPTH, extend
 from eval.truth import Truth, truth_file
 from serving.dialogue.engine import open_advisor
 from advisor.retrieval import conflicts, known_profile
-from tests.openai_server import Behaviour, malformed, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import Behaviour, malformed, reply, settings_for
 
 TODAY = date(2026, 3, 2)
 OFFLINE = ("bm25", "dense", "hybrid", "hybrid+filter", "profill", "profill-no-hard-filter", "profill-no-soft-prefix",
@@ -105,7 +105,7 @@ def test_every_offline_system_and_setting_gives_documented_rows(offline, instanc
         if reason is None:
             # Table 1's row is over the paper's slice (the profile-dependent questions)
             main = sum(i.get("slice") == "profile_dependent" for i in instances) or len(instances)
-            assert AGGREGATE_KEYS <= set(row) and row["skipped"] is None and row["n"] == main
+            assert set(row) >= AGGREGATE_KEYS and row["skipped"] is None and row["n"] == main
         else:  # reported as skipped, with the reason
             assert row == {"system": system, "setting": setting, "skipped": reason}
             assert not _rows(offline, system, setting)
@@ -205,6 +205,123 @@ def test_cached_runner_equals_the_plain_path(advisor, instances, offline, true_l
     strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "seconds"} for r in rows),  # noqa: E731
                                 key=lambda r: (r["system"], r["setting"], r["instance_id"]))
     assert strip(cached) == strip(plain.per_query)
+
+
+# ----------------------------------------------------------------------------- the registry and the caches
+
+# The public names, in the reports' order (docs/contracts.md §1): a rename or a reordering is a change of contract.
+PUBLIC_NAMES = ("bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hyde", "hyde+rerank", "profill",
+                "profill+rerank", "profill-true-labels", "profill-no-hard-filter", "profill-no-soft-prefix",
+                "profill-no-reretrieval", "urag")
+
+
+def test_every_list_of_system_names_is_the_registry():
+    from assets import evaluation as asset
+    from eval import outfile, registry, reports
+
+    assert registry.NAMES == PUBLIC_NAMES == SYSTEMS == reports.SYSTEM_ORDER
+    assert reports.SETTING_ORDER == SETTINGS == asset.SETTINGS == registry.SETTINGS
+    assert tuple(n for n in PUBLIC_NAMES if n not in runner.LLM_SYSTEMS) == asset.OFFLINE_SYSTEMS
+    assert set(asset.OFFLINE_SYSTEMS) == set(OFFLINE)
+    assert {"hybrid+rerank", "hyde", "hyde+rerank", "profill+rerank"} == runner.LLM_SYSTEMS
+    assert reports.ABLATION_SYSTEMS == ("profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval")
+    assert reports.REFERENCE_SYSTEM == "profill" and outfile.TIERED_SYSTEMS == ("urag",)
+    with pytest.raises(ValueError, match="unknown system 'gpt'"):
+        registry.system("gpt")
+
+
+def test_a_systems_properties_decide_where_it_runs():
+    from types import SimpleNamespace
+
+    from eval.registry import System
+
+    offline = SimpleNamespace(llm_client=None, true_labels=None, advisor=SimpleNamespace(build=SimpleNamespace(augmented={})))
+    online = SimpleNamespace(llm_client=object(), true_labels={"c": {}},
+                             advisor=SimpleNamespace(build=SimpleNamespace(augmented={"static": object()})))
+    plain = System(name="plain")
+    assert [plain.skip_reason(t, online) for t in SETTINGS] == [None, runner.SKIPPED_ASKS_NOTHING, None]
+    asking = System(name="asking", asks=True)
+    assert [asking.skip_reason(t, offline) for t in SETTINGS] == [None, None, None]
+    assert System(name="f", oracle_only=True).skip_reason("deployment", online) == runner.SKIPPED_NEEDS_PROFILE
+    assert System(name="f", oracle_only=True).skip_reason("oracle", online) is None
+    for system, needs, reason in ((System(name="l", needs_llm=True), online, SKIPPED_NO_LLM),
+                                  (System(name="t", needs_truth=True), online, runner.SKIPPED_NO_TRUTH),
+                                  (System(name="u", needs_urag_index=True), online, runner.SKIPPED_NO_URAG_INDEX)):
+        assert system.skip_reason("oracle", offline) == reason and system.skip_reason("oracle", needs) is None
+
+
+def test_one_question_through_a_system_object_is_its_row_in_the_run(advisor, instances, true_labels):
+    from eval import registry
+    from eval.simulate import hidden_profile
+
+    sample = instances[:3]
+    hidden = {i["id"]: hidden_profile(i, advisor.schema) for i in sample}
+    run = runner.Run(advisor, sample, hidden, TODAY, None, True, None, None, true_labels)
+    for name in ("hybrid", "profill-no-soft-prefix", "urag"):
+        system = registry.system(name)
+        whole = system.answers(run, "deployment")
+        one = system.answer(run, sample[1], "deployment")
+        assert (one.answer, one.ranked_urls, one.questions) == (whole[1].answer, whole[1].ranked_urls, whole[1].questions)
+        assert [c.chunk_id for c in system.search(run, sample[1], "deployment")] == \
+            [c.chunk_id for c in whole[1].candidates]
+
+
+def test_the_runs_engines_are_composed_from_the_memos_caching_collaborators(advisor, instances):
+    """Every variant's engine is a real Advisor over the memo's caches (no copies of the served
+    one's private state): across the variants, no text is embedded twice the same way, and the
+    FAQ tier's vectors go through the cache too."""
+    from eval import registry
+    from eval.memo import compose
+    from eval.simulate import hidden_profile
+
+    embedded = []
+
+    class Recording:
+        def __init__(self, inner) -> None:
+            self.inner = inner
+
+        def embed(self, texts, tokens=None):
+            embedded.extend(zip(texts, (tuple(t) for t in tokens)))
+            return self.inner.embed(texts, tokens)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    recorded = compose(advisor, advisor.settings, embedder=Recording(advisor.embedder))
+    sample = instances[:4]
+    hidden = {i["id"]: hidden_profile(i, advisor.schema) for i in sample}
+    run = runner.Run(recorded, sample, hidden, TODAY, None, True, None, None)
+    names = ("profill", "profill-no-hard-filter", "profill-no-soft-prefix")
+    engines = {name: run.engine(registry.system(name).settings(advisor.settings)) for name in names}
+    assert len({id(e) for e in engines.values()}) == 3
+    assert not engines["profill-no-hard-filter"].settings.hard_filter and engines["profill"].settings.hard_filter
+    for engine in engines.values():
+        assert engine.tokenizer is run.memo.tokenizer and engine.embedder is run.memo.embedder
+        assert engine.retriever is run.memo.retriever and engine.faq_store is run.memo.faq_store
+    for name in names:
+        run.answers(name, "deployment")
+    assert embedded and len(embedded) == len(set(embedded))
+    faq_readings = {(i["query"], tuple(advisor.tokenizer.content_morphemes([i["query"]])[0])) for i in sample}
+    assert faq_readings & set(embedded)  # a question stating its profile is searched without those words
+
+
+def test_the_caching_embedder_keeps_a_text_read_two_ways_apart():
+    """A model trained on Kiwi tokens embeds a text differently with the retriever's query
+    morphemes than with the FAQ tier's content morphemes: one cache entry per reading."""
+    import numpy as np
+
+    from eval.memo import CachingEmbedder
+
+    class ByTokens:
+        calls = 0
+
+        def embed(self, texts, tokens=None):
+            ByTokens.calls += 1
+            return np.array([[len(t), len(tk)] for t, tk in zip(texts, tokens)], dtype=np.float32)
+
+    cache = CachingEmbedder(ByTokens())
+    assert cache.embed(["ab", "ab"], [["a"], ["a", "b"]]).tolist() == [[2, 1], [2, 2]]
+    assert cache.embed(["ab"], [["a", "b"]]).tolist() == [[2, 2]] and ByTokens.calls == 1
 
 
 def test_bad_input_is_a_clear_error(advisor, instances):

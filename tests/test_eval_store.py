@@ -313,6 +313,22 @@ def test_code_version_follows_result_code_not_presentation(tmp_path):
 # --- slices, benchmark instances, intent predictions, gold provenance -----------------------------
 
 
+def test_a_recorded_runs_aggregates_read_back_as_its_out_file_had_them(config):
+    """A reused run's `--out` file is written from the lakehouse: the same document as the run's own."""
+    con = duckdb.connect()
+    instances = make_instances(config, 9, sliced=True, gold_from="annotations")
+    systems = ("bm25", "hyde", "urag")
+    outcome = fake_run_evaluation(None, instances, systems=systems)
+    meta = make_meta(instances=9, systems=systems)
+    run_id = store.record_run(con, outcome=outcome, run_meta=meta, instances=instances)
+    stored = store.run_aggregates(con, run_id)
+    assert [(a["system"], a["setting"]) for a in stored] == [(s, t) for s in systems for t in meta.settings]
+    common = {"build_id": meta.build_id, "benchmark": "b.jsonl", "instances": 9, "run_id": run_id,
+              "gold_from": "annotations"}
+    by_key = lambda document: {(r["system"], r["setting"]): r for r in document["results"]}  # noqa: E731
+    assert by_key(outfile.out_document(stored, **common)) == by_key(outfile.out_document(outcome.aggregates, **common))
+
+
 def test_main_aggregate_is_over_the_profile_dependent_slice_and_every_slice_has_its_row(config):
     con = duckdb.connect()
     instances = make_instances(config, 9, sliced=True, gold_from="annotations")
@@ -733,6 +749,31 @@ def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tm
         con.close()
 
 
+def test_advisor_eval_reuses_an_unchanged_run_and_records_the_intent_router(demo_warehouse, warehouse_copy,
+                                                                            fake_runner, tmp_path, capsys):
+    """`advisor eval` and the asset share eval/entry.py: the same build, benchmark, code, config,
+    systems and settings again is the recorded run, not a new one; the run has the intent rows."""
+    benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(demo_warehouse.config(), 4))
+    common = ["--benchmark", str(benchmark), "--systems", "bm25,profill", "--config", str(demo_warehouse.config_path),
+              "--warehouse", str(warehouse_copy)]
+    code, first, err = run_eval([*common, "--out", str(tmp_path / "first.json")], capsys)
+    assert code == 0 and "recorded as evaluation run" in err and len(fake_runner) == 1
+    code, second, err = run_eval([*common, "--out", str(tmp_path / "second.json")], capsys)
+    assert code == 0 and "reusing evaluation run" in err and len(fake_runner) == 1
+    assert second == first  # the same Table 1
+    documents = [json.loads((tmp_path / name).read_text(encoding="utf-8")) for name in ("first.json", "second.json")]
+    by_key = lambda document: {(r["system"], r["setting"]): r for r in document.pop("results")}  # noqa: E731
+    assert by_key(documents[0]) == by_key(documents[1]) and documents[0] == documents[1]
+    con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True)
+    try:
+        assert store.intent_frame(con, documents[0]["run_id"]).height > 0
+        assert con.execute("SELECT count(*) FROM eval_runs").fetchall() == [(1,)]
+    finally:
+        con.close()
+    code, _, _ = run_eval([*common[:3], "bm25", *common[4:]], capsys)  # other systems: a new run
+    assert code == 0 and len(fake_runner) == 2
+
+
 def test_advisor_eval_unknown_system_exits_2_naming_it(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
     benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(demo_warehouse.config(), 2))
     code, stdout, err = run_eval(["--benchmark", str(benchmark), "--systems", "bm25,bm99,gpt", "--warehouse",
@@ -890,8 +931,8 @@ def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehous
 
     con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True)
     try:
-        mrr = dict(((s, t), m) for s, t, m in con.execute(
-            "SELECT system, setting, mrr FROM eval_aggregates").fetchall())
+        mrr = {(s, t): m for s, t, m in con.execute(
+            "SELECT system, setting, mrr FROM eval_aggregates").fetchall()}
         asked = con.execute("SELECT avg(len(questions)) FROM eval_query_results "
                             "WHERE system = 'profill' AND setting = 'deployment'").fetchall()[0][0]
     finally:

@@ -17,7 +17,7 @@ from advisor.index import fields
 from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import latest_build_dir, load_build
 from advisor.llm.client import LLMClient
-from advisor.llm.faq_enrichment import (PAIRS_SCHEMA_NAME, PAIRS_TASK, PARAPHRASE_SCHEMA_NAME, PARAPHRASE_TASK,
+from advisor.faq.enrichment import (PAIRS_SCHEMA_NAME, PAIRS_TASK, PARAPHRASE_SCHEMA_NAME, PARAPHRASE_TASK,
                                         FAQEnricher, SourceChunk, source_chunks)
 from advisor.faq.calibrate import (PAPER_THRESHOLD, CalibrationQuery, SweepPoint, calibrate, choose, evaluate,
                                    student_for, sweep, threshold_grid)
@@ -25,7 +25,7 @@ from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import (FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
                                write_faq_store)
 from advisor.retrieval import Retriever, conflicts, known_profile
-from tests.openai_server import malformed, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import malformed, reply, settings_for
 
 SCHEMA = load_config().profile
 

@@ -1,4 +1,4 @@
-"""History that keeps its joins (advisor/history.py): versions opened and retired by content, and,
+"""History that keeps its joins (advisor/lakehouse/history.py): versions opened and retired by content, and,
 through Dagster on a slice of the demo college, an old evaluation's retrieved chunks still joined
 to their old text, document version and fetch after a page changed and another disappeared."""
 
@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 import yaml
 
-from advisor import history
+from advisor.lakehouse import history
 from advisor.lakehouse import LAKEHOUSE_FILE, connect, insert_rows
 from tests.conftest import demo_config_on_port, free_port
 

@@ -15,7 +15,7 @@ import pytest
 
 from advisor.config import load_config
 from advisor.index import layout
-from advisor.index.build import write_build
+from advisor.index.writer import write_build
 from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import latest_build_dir, load_build
 

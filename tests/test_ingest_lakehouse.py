@@ -225,7 +225,7 @@ def test_every_fetch_and_document_version_is_kept(site, tmp_path):
 
 def test_a_crash_mid_write_leaves_no_half_written_history(site, tmp_path, monkeypatch):
     import advisor.ingest.documents as cleaning
-    from advisor.history import DOCUMENTS, drift
+    from advisor.lakehouse.history import DOCUMENTS, drift
 
     config = make_config(site)
     run(config, tmp_path, "run-1")

@@ -21,7 +21,7 @@ from advisor.intents.llm_router import SCHEMA_NAME, LLMIntentRouter
 from advisor.intents.seeds import ENGLISH_INFO_QUESTIONS, seed_examples
 from advisor.lakehouse import LAKEHOUSE_FILE, connect
 from advisor.llm.client import LLMClient
-from tests.openai_server import error, malformed, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import error, malformed, reply, settings_for
 
 REALDATA = Path(__file__).parents[2] / "shared/realdata/hobit-faq.jsonl"
 

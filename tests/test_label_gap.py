@@ -8,7 +8,7 @@ from advisor.config import load_config
 from eval.label_gap import gap_report, gap_table, label_errors, labels_by_url
 
 SCHEMA = load_config().profile
-NONE = {name: None for name in SCHEMA}
+NONE = dict.fromkeys(SCHEMA)
 PROFILE = {"department": "CS", "admission_year": 2021}
 
 

@@ -9,10 +9,10 @@ import yaml
 from advisor.annotation.llm_annotator import LLMAnnotator
 from advisor.annotation.model import AnnotationFailure, ChunkAnnotation, ChunkContext
 from advisor.config import DEMO_CONFIG_PATH, parse_config
-from advisor.llm.annotation_prompt import PROMPT_VERSION, build_messages, build_schema, few_shot_examples
+from advisor.annotation.llm_prompt import PROMPT_VERSION, build_messages, build_schema, few_shot_examples
 from advisor.llm.client import LLMClient
 from advisor.llm.jsoncheck import schema_error
-from tests.openai_server import error, hang, malformed, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import error, hang, malformed, reply, settings_for
 
 
 @pytest.fixture(scope="module")
@@ -35,17 +35,17 @@ def con():
 
 
 def chunk(marker: str, **kwargs) -> ChunkContext:
-    values = dict(
-        chunk_id=marker, text=f"{marker}: 전공필수 과목과 졸업 요건은 아래와 같다.",
-        doc_url=f"https://college.example/cs/curriculum-2021#{marker}", doc_title="컴퓨터학과 2021학번 교육과정",
-        kind="page", collection="static", breadcrumbs=("학부", "컴퓨터학과", "교육과정"),
-        heading_path=("전공", "졸업요건"), doc_lead="컴퓨터학과 2021학번 입학생에게 적용되는 교육과정입니다.",
-    )
+    values = {
+        "chunk_id": marker, "text": f"{marker}: 전공필수 과목과 졸업 요건은 아래와 같다.",
+        "doc_url": f"https://college.example/cs/curriculum-2021#{marker}", "doc_title": "컴퓨터학과 2021학번 교육과정",
+        "kind": "page", "collection": "static", "breadcrumbs": ("학부", "컴퓨터학과", "교육과정"),
+        "heading_path": ("전공", "졸업요건"), "doc_lead": "컴퓨터학과 2021학번 입학생에게 적용되는 교육과정입니다.",
+    }
     return ChunkContext(**{**values, **kwargs})
 
 
 def answer(config, **values) -> dict:
-    return {**{name: None for name in config.profile}, "needs": [], **values}
+    return {**dict.fromkeys(config.profile), "needs": [], **values}
 
 
 def annotator(config, server, con, **settings) -> LLMAnnotator:
@@ -198,8 +198,7 @@ def test_a_changed_prompt_version_or_model_misses_the_cache(config, openai_serve
 
 
 def test_a_changed_profile_schema_misses_the_cache(config, openai_server, con):
-    openai_server.default = lambda body: reply({**{n: None for n in body["response_format"]["json_schema"]
-                                                   ["schema"]["required"]}, "needs": []})
+    openai_server.default = lambda body: reply({**dict.fromkeys(body["response_format"]["json_schema"]["schema"]["required"]), "needs": []})
     demo = parse_config(yaml.safe_load(DEMO_CONFIG_PATH.read_text(encoding="utf-8")))
     annotator(config, openai_server, con).annotate([chunk("A")])
     [result] = annotator(demo, openai_server, con).annotate([chunk("A")])

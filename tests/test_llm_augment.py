@@ -6,9 +6,9 @@ import duckdb
 import pytest
 
 from advisor.annotation.model import ChunkContext
-from advisor.llm.augment import PROMPT_VERSION, SCHEMA, Augmentation, LLMAugmenter
+from advisor.chunking.llm_augment import PROMPT_VERSION, SCHEMA, Augmentation, LLMAugmenter
 from advisor.llm.client import LLMClient, LLMFailure
-from tests.openai_server import error, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import error, reply, settings_for
 
 CONTEXT = ChunkContext(
     chunk_id="c1", text="위 과목 중 3과목 이상 이수해야 한다.", doc_url="https://college.example/ds/2022",

@@ -10,7 +10,7 @@ import pytest
 from advisor.llm.client import JSONRequest, LLMClient, LLMFailure
 from advisor.llm.jsoncheck import hand_check, schema_error
 from advisor.llm.settings import LLMNotConfigured, LLMSettings, price_of
-from tests.openai_server import Behaviour, error, hang, malformed, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import Behaviour, error, hang, malformed, reply, settings_for
 
 SCHEMA = {
     "type": "object",

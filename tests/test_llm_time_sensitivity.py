@@ -6,7 +6,7 @@ from __future__ import annotations
 from advisor.llm.client import LLMClient
 from advisor.llm.time_sensitivity import SCHEMA_NAME, LLMTimeClassifier
 from advisor.retrieval import TIME_WORDS, is_time_sensitive
-from tests.openai_server import error, openai_server, reply, settings_for  # noqa: F401
+from tests.openai_server import error, reply, settings_for
 
 
 def test_llm_decides_and_failures_fall_back_to_none(openai_server):

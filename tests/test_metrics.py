@@ -109,7 +109,7 @@ def _random_cases(seed: int, n_queries: int = 300):
 def test_mrr_success_and_recall_match_ir_measures_pytrec_eval(seed):
     ir_measures = pytest.importorskip("ir_measures")
     cases = _random_cases(seed)
-    qrels = {qid: {gold: 1 for gold in golds} for qid, (_, golds, _) in cases.items()}
+    qrels = {qid: dict.fromkeys(golds, 1) for qid, (_, golds, _) in cases.items()}
     run = {qid: reference for qid, (_, _, reference) in cases.items()}
     measures = [ir_measures.RR] + [ir_measures.R @ k for k in CUTOFFS] + [ir_measures.Success @ k for k in CUTOFFS]
     evaluator = ir_measures.pytrec_eval.evaluator(measures, qrels)
@@ -310,7 +310,7 @@ def test_grounded_correctness_propagates_missing_judgement():
 
 # --- aggregate -------------------------------------------------------------------------------
 
-# The aggregate fields of one `--out` result row (interfaces.md §1), without system/setting/skipped.
+# The aggregate fields of one `--out` result row (docs/contracts.md §1), without system/setting/skipped.
 OUT_FIELDS = {
     "n", "mrr", "recall@1", "recall@5", "recall@10", "recall@50", "success@1", "success@5", "success@10",
     "success@50", "rouge_l", "token_f1", "keyword_match", "source_match", "grounded_correctness",

@@ -7,7 +7,7 @@ from advisor.ingest.faq import FaqEntry, split_faq
 
 PAGE_URL = "https://www.hanbit.ac.kr/academics/faq.html"
 
-DL_FAQ = f"""<html><body>
+DL_FAQ = """<html><body>
 <header><nav><details><summary>전체 메뉴</summary><a href="/">홈</a></details></nav></header>
 <main><h1>자주 묻는 질문</h1>
 <dl class="faq">

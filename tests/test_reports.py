@@ -38,13 +38,13 @@ METRICS = ("mrr", "recall@1", "recall@5", "recall@10", "recall@50", "success@1",
 
 
 def aggregate_row(system: str, setting: str, value: float = 0.5, **overrides) -> dict:
-    row = {"system": system, "setting": setting, "n": 10, **{m: value for m in METRICS}, "skipped": None}
+    row = {"system": system, "setting": setting, "n": 10, **dict.fromkeys(METRICS, value), "skipped": None}
     row.update(overrides)
     return row
 
 
 def skipped_row(system: str, setting: str, reason: str) -> dict:
-    return {"system": system, "setting": setting, "n": None, **{m: None for m in METRICS}, "skipped": reason}
+    return {"system": system, "setting": setting, "n": None, **dict.fromkeys(METRICS), "skipped": reason}
 
 
 def table_rows(markdown: str) -> list[list[str]]:
@@ -284,12 +284,12 @@ def test_breakdown_rejects_bad_input():
 
 
 def test_slice_table_orders_slices_and_rounds():
-    rows = [{"system": "profill", "setting": "oracle", "slice": "profile_independent", "n": 20, **{m: 0.25 for m in METRICS}},
-            {"system": "profill", "setting": "deployment", "slice": "stated_profile", "n": 5, **{m: 0.5 for m in METRICS}},
+    rows = [{"system": "profill", "setting": "oracle", "slice": "profile_independent", "n": 20, **dict.fromkeys(METRICS, 0.25)},
+            {"system": "profill", "setting": "deployment", "slice": "stated_profile", "n": 5, **dict.fromkeys(METRICS, 0.5)},
             {"system": "profill", "setting": "deployment", "slice": "profile_dependent", "n": 40,
-             **{m: 0.91234 for m in METRICS}, "questions_per_query": 2.345},
+             **dict.fromkeys(METRICS, 0.91234), "questions_per_query": 2.345},
             {"system": "bm25", "setting": "deployment", "slice": "profile_dependent", "n": 40,
-             **{m: 0.1 for m in METRICS}}]
+             **dict.fromkeys(METRICS, 0.1)}]
     markdown = slice_table(pl.DataFrame(rows)).markdown()
     assert header(markdown) == ["setting", "system", "slice", "n", "MRR", "S@1", "S@10", "R@10", "source match",
                                 "questions/q"]

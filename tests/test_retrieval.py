@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from advisor.config import load_config
-from advisor.index.build import write_build
+from advisor.index.writer import write_build
 from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import load_build
 from advisor.retrieval import (RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
@@ -393,7 +393,7 @@ def test_a_relabelled_build_filters_by_the_new_labels_exactly_as_a_build_written
 
 
 def test_augmented_collections_are_written_beside_the_plain_ones_and_searchable(tmp_path):
-    from advisor.index.build import Augmented
+    from advisor.index.writer import Augmented
 
     embedder = HashingEmbedder(16)
     records = [record(f"a{i}", ["학점", "졸업"] if i % 2 else ["휴학", "기간"]) for i in range(6)]

@@ -84,7 +84,7 @@ def ask_and_answer_everything(page, question: str, max_rounds: int = 6):
             return page.locator(".msg.answer").last
         assert page.locator(".msg.error").count() == 0, page.locator(".msg.error").last.inner_text()
         groups = page.locator(PENDING_QUESTION)
-        for index in range(groups.count()):
+        for _ in range(groups.count()):
             groups.first.locator("button.option:not(.unknown)").first.click()
         page.wait_for_selector(PENDING_QUESTION, state="detached")  # CSS only: the page's CSP forbids eval
     raise AssertionError(f"no answer after {max_rounds} rounds of questions")
@@ -104,7 +104,7 @@ def demo_server(demo_warehouse):
 
 
 def build_source_urls(advisor) -> set[str]:
-    from advisor.index.build import CHUNKS_FILE
+    from advisor.index.layout import CHUNKS_FILE
 
     return set(pl.read_parquet(Path(advisor.build.directory) / CHUNKS_FILE)["doc_url"].to_list())
 

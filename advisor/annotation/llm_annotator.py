@@ -1,7 +1,7 @@
-"""The LLM annotator (method.md §A step 4): whom each chunk applies to, by an OpenAI-compatible
+"""The LLM annotator (docs/method.md §A.4): whom each chunk applies to, by an OpenAI-compatible
 model with structured output, cached in the lakehouse so a re-run makes no repeat calls.
 
-The prompt and the JSON schema live in advisor.llm.annotation_prompt and are built from the
+The prompt and the JSON schema live in advisor.annotation.llm_prompt and are built from the
 institution's profile schema. Offline (no key, no base URL) `LLMClient` refuses to start; the
 pipeline then uses the rule-based annotator instead.
 """
@@ -21,7 +21,7 @@ from advisor.annotation.model import (
     normalize,
 )
 from advisor.config import InstitutionConfig
-from advisor.llm.annotation_prompt import PROMPT_VERSION, SCHEMA_NAME, build_messages, build_schema
+from advisor.annotation.llm_prompt import PROMPT_VERSION, SCHEMA_NAME, build_messages, build_schema
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure
 

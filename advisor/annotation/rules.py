@@ -3,7 +3,7 @@
 No LLM and no site-specific wording: the rules come from the config (each attribute's type,
 aliases and range) and from Korean administrative language in general (cues.py).
 
-How a chunk's record is built (method.md §A.4):
+How a chunk's record is built (docs/method.md §A.4):
 
 1. Context levels, outermost first: the URL, the breadcrumbs, the document title, the document's
    lead sentence and scope (an eligibility section opening it: "## 지원 자격", "제2조(참여 대상)"),
@@ -59,7 +59,7 @@ from advisor.versioning import code_version
 Value = frozenset | tuple  # a set of canonical values, or an inclusive (low, high)
 _GENERAL = frozenset({"<general>"})  # state: a label said the attribute does not matter
 
-# A year attribute is the admission cohort (interfaces.md §2) unless it plainly asks for another year.
+# A year attribute is the admission cohort (docs/contracts.md §2) unless it plainly asks for another year.
 _OTHER_YEAR = re.compile(r"졸업\s*(?:년도|연도|예정)|graduat|출생|birth", re.IGNORECASE)
 _GRADE_ATTRIBUTE = re.compile(r"grade|year[_ ]?of[_ ]?study|class[_ ]?year|school[_ ]?year|학년(?!도)", re.IGNORECASE)
 _URL_COHORT_WORDS = {"curriculum", "curricula", "graduation", "requirements", "requirement", "catalog",
@@ -237,7 +237,7 @@ class RulesAnnotator:
 
     def _record(self, context: ChunkContext, url: str | None, crumbs: tuple[str, ...], own: bool) -> dict:
         """One copy of a chunk, read level by level from the outside in."""
-        state: dict[str, Value | None] = {name: None for name in self.extractors}
+        state: dict[str, Value | None] = dict.fromkeys(self.extractors)
         title = context.doc_title or ""
         headings = [h for h in context.heading_path if structure.squash(h) != structure.squash(title)] if own else []
         skip = [title, *context.heading_path]

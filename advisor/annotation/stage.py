@@ -23,7 +23,7 @@ from advisor.annotation.model import (
     ChunkContext,
 )
 from advisor.config import CategoricalAttribute, InstitutionConfig
-from advisor.history import ANNOTATIONS, record_versions
+from advisor.lakehouse.history import ANNOTATIONS, record_versions
 from advisor.lakehouse import insert_rows, transaction
 
 LEAD_CHARS = 400
@@ -130,5 +130,5 @@ def load_annotations(con: duckdb.DuckDBPyConnection, annotator: str, config: Ins
         if attribute not in config.profile:
             continue
         value = sorted(value_set) if value_set is not None else ([low, high] if low is not None else None)
-        result.setdefault(chunk_id, {name: None for name in config.profile})[attribute] = value
+        result.setdefault(chunk_id, dict.fromkeys(config.profile))[attribute] = value
     return result

@@ -50,7 +50,7 @@ def _is_caption(line: str) -> bool:
 
 
 def _blocks(text: str) -> list[list[str]]:
-    return [[l.strip() for l in block.splitlines() if l.strip()] for block in re.split(r"\n\s*\n", text)]
+    return [[line.strip() for line in block.splitlines() if line.strip()] for block in re.split(r"\n\s*\n", text)]
 
 
 def lead_sentence(text: str, skip: Iterable[str] = ()) -> str:
@@ -60,7 +60,7 @@ def lead_sentence(text: str, skip: Iterable[str] = ()) -> str:
     a document's opening often repeats them."""
     skipped = {squash(s) for s in skip if s}
     for block in _blocks(text):
-        lines = [l for l in block if squash(l) not in skipped and not is_byline(l)]
+        lines = [line for line in block if squash(line) not in skipped and not is_byline(line)]
         if not lines:
             continue
         first = lines[0]
@@ -131,7 +131,7 @@ def _heading_text(line: str) -> str:
 def scope_sentence(doc_lead: str, title: str = "") -> str:
     """The first sentence of the eligibility section that opens a document (after any
     preliminaries such as "제1조(목적)"), or ""."""
-    lines = [l.strip() for l in doc_lead.splitlines() if l.strip() and squash(l) != squash(title)]
+    lines = [line.strip() for line in doc_lead.splitlines() if line.strip() and squash(line) != squash(title)]
     for i, line in enumerate(lines):
         if not is_heading_line(line):
             continue

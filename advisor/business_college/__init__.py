@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from advisor.site_kit.build import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, write_site
+from advisor.site_kit.build import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, generate_site, write_site
 
 from . import (
     college, dept_curriculum, dept_exam, dept_misc, dept_requirements, english, faq, haksa, legacy, notices, pdfs,
@@ -24,22 +24,16 @@ from .model import Output, file_for
 
 def generate(as_of: datetime.date) -> Output:
     """The whole site in memory (files and ground truth), without touching the disk."""
-    out = Output(file_for)
-    latest = notices.build(out, as_of)
-    college.build(out, as_of, latest)
-    haksa.build(out, as_of)
-    dept_misc.index_page(out, as_of)
-    for dept in DEPARTMENTS:
-        dept_requirements.build(out, as_of, dept)
-        dept_curriculum.build(out, as_of, dept)
-        dept_misc.build(out, as_of, dept)
-        dept_exam.build(out, as_of, dept)
-    english.build(out, as_of)
-    legacy.build(out, as_of)
-    pdfs.build(out, as_of)
-    faq.build(out, as_of)
-    site_files.build(out, as_of)
-    return out
+    return generate_site(
+        file_for, as_of, DEPARTMENTS,
+        college=(_boards_and_college_pages, haksa.build, dept_misc.index_page),
+        per_department=(dept_requirements.build, dept_curriculum.build, dept_misc.build, dept_exam.build),
+        rest=(english.build, legacy.build, pdfs.build, faq.build, site_files.build),
+    )
+
+
+def _boards_and_college_pages(out: Output, as_of: datetime.date) -> None:
+    college.build(out, as_of, notices.build(out, as_of))  # the home page lists the newest posts
 
 
 def build_site(root: Path, as_of: datetime.date) -> SiteSummary:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from advisor.site_kit.catalog import Period as BasePeriod
+
 FIRST_COHORT, LAST_COHORT = 2014, 2026
 CAMPUSES = ("seoul", "sejong")
 CAMPUS_KO = {"seoul": "서울캠퍼스", "sejong": "세종캠퍼스"}
@@ -49,23 +51,14 @@ DEPARTMENTS = (
 DEPT = {d.code: d for d in DEPARTMENTS}
 
 
-@dataclass(frozen=True)
-class Period:
-    """A curriculum-revision period: the cohorts one curriculum applies to."""
-
-    first: int
-    last: int
-
+class Period(BasePeriod):
     @property
     def key(self) -> str:  # the ?year= of its pages
         return str(self.first)
 
     @property
     def label(self) -> str:
-        return str(self.first) if self.first == self.last else f"{self.first}~{self.last}"
-
-    def covers(self, year: int) -> bool:
-        return self.first <= year <= self.last
+        return self.span("~")
 
 
 # The college's revisions; a department founded inside one starts with its first cohort.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit import markup
 from advisor.site_kit.markup import Markup, a, join, tag
 
 SITE_NAME = "새빛대학교 경영경제대학"
@@ -79,11 +80,8 @@ def render(path: str, title: str, crumbs: Crumbs, body: Markup, as_of: datetime.
 
 def table(caption: object, head: list[object], rows: list[list[object]], *, row_headers: bool = False,
           cls: str = "tbl-type01") -> Markup:
-    """A data table: caption, thead, tbody; ``row_headers`` makes each row's first cell a th."""
-    thead = tag("thead", tag("tr", *(tag("th", c, scope="col") for c in head)))
-    body = [tag("tr", *(tag("th", c, scope="row") if row_headers and i == 0 else tag("td", c)
-                        for i, c in enumerate(row))) for row in rows]
-    return tag("table", tag("caption", caption), thead, tag("tbody", *body), class_=cls)
+    """A data table in this CMS's class; ``row_headers`` makes each row's first cell a th."""
+    return markup.table(caption, head, rows, row_headers, class_=cls)
 
 
 def h3(text: str) -> Markup:
@@ -95,11 +93,10 @@ def h4(text: str) -> Markup:
 
 
 def bullets(items: list[object]) -> Markup:
-    return tag("ul", Markup("\n"), *(tag("li", i) for i in items), class_="list-dot")
+    return markup.ul(items, class_="list-dot")
 
 
-def para(*children: object) -> Markup:
-    return tag("p", *children)
+para = markup.p
 
 
 def notes(items: list[object]) -> Markup:

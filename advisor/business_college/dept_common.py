@@ -6,6 +6,9 @@ from advisor.site_kit.markup import Markup, a, join, tag
 
 from .catalog import Department, Period, periods_for, requirement_pages
 from .chrome import Crumbs, SideMenu
+from .model import applies
+from .pages import Page
+from .wording import cohort
 
 SOURCE = "department-pages"
 
@@ -15,6 +18,14 @@ def dept_path(dept: Department, page: str, period: Period | None = None, campus:
     query = [f"year={period.key}"] if period else []
     query += [f"campus={campus}"] if campus else []
     return f"/major/{dept.slug}/{page}.php" + ("?" + "&".join(query) if query else "")
+
+
+def period_page(dept: Department, page: str, period: Period, campus: str | None = None) -> tuple[Page, str]:
+    """The department's ``page`` for one curriculum period (and campus), applying to those cohorts
+    only, and its phrase naming them: the first words drawn from the page's generator."""
+    limits = applies(major=dept.code, campus=campus, entry_year=(period.first, period.last))
+    pg = Page(dept_path(dept, page, period, campus), limits)
+    return pg, cohort(period.first, period.last, pg.rng)
 
 
 def side_menu(dept: Department) -> SideMenu:

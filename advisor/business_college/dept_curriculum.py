@@ -9,10 +9,9 @@ from advisor.site_kit.markup import Markup, tag
 
 from .catalog import CAMPUS_KO, Course, Department, curriculum, periods_for
 from .chrome import bullets, para
-from .dept_common import SOURCE, crumbs, dept_path, is_legacy, side_menu, year_selector
-from .model import Output, applies
-from .pages import Page
-from .wording import cohort, cohort_cell, josa, pick
+from .dept_common import SOURCE, crumbs, is_legacy, period_page, side_menu, year_selector
+from .model import Output
+from .wording import cohort_cell, josa, pick
 
 KIND_KO = {"basic": "전공기초", "required": "전공필수", "elective": "전공선택"}
 
@@ -43,12 +42,9 @@ def _changes(dept: Department, index: int) -> list[str]:
 
 def curriculum_page(out: Output, as_of: datetime.date, dept: Department, index: int) -> None:
     period = periods_for(dept)[index]
-    path = dept_path(dept, "curriculum", period)
-    base = applies(major=dept.code, entry_year=(period.first, period.last))
-    pg = Page(path, base)
+    pg, who = period_page(dept, "curriculum", period)
     rng = pg.rng
     cur = curriculum(dept, period)
-    who = cohort(period.first, period.last, rng)
     title = pick(rng, f"{dept.name} 교육과정 ({period.label}학년도 입학생)",
                  f"{cohort_cell(period.first, period.last, rng)} {dept.name} 전공 교육과정",
                  f"{dept.name} 교육과정표 - {period.label}학년도")

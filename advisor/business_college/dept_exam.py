@@ -7,10 +7,9 @@ import datetime
 
 from .catalog import CAMPUS_KO, Department, Period, periods_for, requirement, revision_index
 from .chrome import notes, para, table
-from .dept_common import SOURCE, crumbs, dept_path, side_menu, year_selector
-from .model import Output, applies
-from .pages import Page
-from .wording import cohort, cohort_cell, josa, pick
+from .dept_common import SOURCE, crumbs, period_page, side_menu, year_selector
+from .model import Output
+from .wording import cohort_cell, josa, pick
 
 EXAM_SUBJECTS = {"BUS": (4, 4, 4, 5, 5), "ACT": (3, 3, 3, 4, 4), "ITR": (3, 3, 3, 3, 4), "ECN": (3, 3, 3, 4, 4)}
 EXAM_FROM_SEMESTER = (7, 7, 6, 6, 6)  # the exam may be taken once this many semesters are registered
@@ -32,10 +31,8 @@ def thesis_rows(period: Period) -> list[list[str]]:
 
 def exam_page(out: Output, as_of: datetime.date, dept: Department, index: int) -> None:
     period = periods_for(dept)[index]
-    path = dept_path(dept, "exam", period)
-    pg = Page(path, applies(major=dept.code, entry_year=(period.first, period.last)))
+    pg, who = period_page(dept, "exam", period)
     rng = pg.rng
-    who = cohort(period.first, period.last, rng)
     title = pick(rng, f"{dept.name} 졸업시험 안내 ({period.label}학년도 입학생)",
                  f"{cohort_cell(period.first, period.last, rng)} {dept.name} 졸업시험·논문 기준")
     if len(dept.campuses) > 1:

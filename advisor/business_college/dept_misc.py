@@ -10,10 +10,10 @@ from advisor.site_kit.markup import a
 
 from .catalog import CAMPUS_KO, DEPARTMENTS, Department, periods_for
 from .chrome import bullets, notes, para, table
-from .dept_common import SOURCE, crumbs, dept_path, side_menu, year_selector
+from .dept_common import SOURCE, crumbs, dept_path, period_page, side_menu, year_selector
 from .model import Output, applies
 from .pages import Page
-from .wording import cohort, cohort_cell, josa, pick, rng_for
+from .wording import cohort_cell, josa, pick, rng_for
 
 
 @dataclass(frozen=True)
@@ -58,12 +58,10 @@ def rule_values(dept: Department, rule: Rule) -> tuple[int, ...]:
 
 
 def cert_page(out: Output, as_of: datetime.date, dept: Department, index: int) -> None:
-    period = periods_for(dept)[index]
     program, rules = PROGRAMS[dept.code]
-    path = dept_path(dept, "cert", period)
-    pg = Page(path, applies(major=dept.code, entry_year=(period.first, period.last)))
+    period = periods_for(dept)[index]
+    pg, who = period_page(dept, "cert", period)
     rng = pg.rng
-    who = cohort(period.first, period.last, rng)
     title = pick(rng, f"{dept.name} {program} 기준 ({period.label}학년도 입학생)",
                  f"{program} - {dept.name} {cohort_cell(period.first, period.last, rng)}")
     pg.add(para(pick(rng, f"{dept.name} 학생은 졸업 전에 {program} 기준을 충족해야 합니다. {josa(who, '은/는')} 아래 기준을 적용합니다.",

@@ -11,10 +11,10 @@ from advisor.site_kit.markup import Markup
 
 from .catalog import CAMPUS_KO, Department, Period, Requirement, periods_for, requirement, requirement_pages
 from .chrome import notes, para, table
-from .dept_common import SOURCE, campus_switch, crumbs, dept_path, side_menu, year_selector
-from .model import Output, applies
+from .dept_common import SOURCE, campus_switch, crumbs, period_page, side_menu, year_selector
+from .model import Output
 from .pages import Page
-from .wording import campus as campus_word, cohort, cohort_cell, josa, pick, status
+from .wording import campus as campus_word, cohort_cell, josa, pick, status
 
 
 def _rows(req: Requirement, campus: str | None) -> list[list[str]]:
@@ -57,11 +57,8 @@ def _special_blocks(pg: Page, dept: Department, period: Period, req: Requirement
 def requirement_page(out: Output, as_of: datetime.date, dept: Department, period: Period,
                      campus: str | None) -> None:
     """One page per period; 경영학과 publishes one per campus (``campus`` set)."""
-    path = dept_path(dept, "require", period, campus)
-    base = applies(major=dept.code, campus=campus, entry_year=(period.first, period.last))
-    pg = Page(path, base)
+    pg, who = period_page(dept, "require", period, campus)
     rng = pg.rng
-    who = cohort(period.first, period.last, rng)
     tag_ = campus_word(campus, rng, short=True) if campus else ""
     title = pick(rng, f"{dept.name}{tag_} 졸업요건 ({period.label}학년도 입학생)",
                  f"{cohort_cell(period.first, period.last, rng)} {dept.name}{tag_} 졸업이수기준",

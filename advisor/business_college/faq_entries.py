@@ -3,9 +3,9 @@ asks. Entries with a ``share`` key appear verbatim on two pages (exact duplicate
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
+from advisor.site_kit.faq import Entry
 from advisor.site_kit.markup import Markup, join
 
 from .catalog import CAMPUS_KO, DEPT, GE_CREDITS, PERIODS, TOTAL_CREDITS, periods_for, requirement
@@ -14,16 +14,6 @@ from .dept_misc import PROGRAMS, rule_values
 from .model import applies
 from . import policies as P
 from .wording import cohort, cohort_cell, josa, pick, rng_for
-
-
-@dataclass
-class Entry:
-    question: str
-    answer: Markup
-    applies_to: dict[str, Any]
-    topic: str
-    share: str | None = None  # the same key on two pages: one entry, repeated verbatim
-    anchored: bool = True  # False: the item has no id (its URL is #faq-N)
 
 
 def E(question: str, answer: str | Markup, topic: str, share: str | None = None, anchored: bool = True,

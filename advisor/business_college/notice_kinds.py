@@ -180,7 +180,7 @@ def bus_sejong_internship(d, r):
 
 
 def topik(d, r):
-    return Draft(pick(r, f"[국제] {term(d)} 외국인 학부생 TOPIK 특강", f"외국인 유학생 한국어능력시험 대비반 모집"), "국제교류팀", "international",
+    return Draft(pick(r, f"[국제] {term(d)} 외국인 학부생 TOPIK 특강", "외국인 유학생 한국어능력시험 대비반 모집"), "국제교류팀", "international",
                  applies(academic_status="foreign"),
                  f"{status('foreign', r, '을/를')} 위한 TOPIK 대비 특강을 엽니다.",
                  [("기간", when(d, 7, 35)), ("정원", "30명")])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from advisor.site_kit.board import Post as BoardPost, postings_shown
 from advisor.site_kit.markup import Markup, a, join, tag
 
 from .chrome import bullets, para, table
@@ -23,20 +24,15 @@ SOURCE = "notices"
 PER_PAGE = 10
 EPOCH = 2010  # numbering origin
 EXPIRE_DAYS = 365  # expire_after_days in institution.yaml
-# No post is 335..365 days old at as_of: the pipeline may run up to a month later, and a post
-# must not turn from live to expired in between (the manifest says which it is).
-RECENT_MAX_AGE, OLD_MIN_AGE, WINDOW_DAYS = 334, EXPIRE_DAYS + 1, 3 * 365
+YEARS = 3  # the boards show three years
 PINNED_RANK = 2  # the registration schedule stays pinned above the list
 
 
 @dataclass(frozen=True)
-class Post:
-    board: str
-    number: int
-    rank: int
-    date: datetime.date
+class Post(BoardPost):
     draft: Draft
-    views: int
+    board: str
+    rank: int  # the kind's place in its board's year
 
     @property
     def path(self) -> str:
@@ -44,23 +40,22 @@ class Post:
 
 
 def posts(as_of: datetime.date) -> list[Post]:
-    """Every post on the boards at ``as_of``, oldest first. Older posts were mostly cleaned up:
-    in the second year every second kind is kept, in the third every third."""
+    """Every post on the boards at ``as_of``, oldest first."""
     out = []
     per_board = {b: [k for k in ANNUAL if k[3] == b] for b in BOARDS}
-    for board, kinds in per_board.items():
-        for year in range(as_of.year - 3, as_of.year + 1):
-            for rank, (month, day, kind, _) in enumerate(kinds):
-                date = datetime.date(year, month, day)
-                age = (as_of - date).days
-                if age < 0 or age > WINDOW_DAYS or RECENT_MAX_AGE < age < OLD_MIN_AGE:
-                    continue
-                if age >= OLD_MIN_AGE and rank % (2 if age <= 2 * 365 else 3):
-                    continue
-                number = (year - EPOCH) * len(kinds) + rank + 1
-                rng = rng_for(f"post:{board}:{number}")
-                out.append(Post(board, number, rank, date, kind(date, rng), rng.randint(35, 2900)))
+    for name, kinds in per_board.items():
+        dates = [(month, day) for month, day, _, _ in kinds]
+        for year, rank, date in postings_shown(as_of, YEARS, dates, EXPIRE_DAYS, _kept):
+            number = (year - EPOCH) * len(kinds) + rank + 1
+            rng = rng_for(f"post:{name}:{number}")
+            out.append(Post(number, date, kinds[rank][2](date, rng), rng.randint(35, 2900), board=name, rank=rank))
     return sorted(out, key=lambda p: (p.date, p.board, p.number))
+
+
+def _kept(rank: int, age: int) -> bool:
+    """Older posts were mostly cleaned up: past expiry, every second kind is kept in the second
+    year, every third in the third."""
+    return rank % (2 if age <= 2 * 365 else 3) == 0
 
 
 def _list_href(board: str, page: int) -> str:

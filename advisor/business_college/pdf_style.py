@@ -4,26 +4,24 @@ black grid, a green header row and the caption as a plain paragraph above."""
 from __future__ import annotations
 
 from reportlab.lib import colors
-from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 
-from advisor.site_kit.pdf import PdfStyle, cid_font
+from advisor.site_kit.pdf import PdfStyle, cid_font, paragraph_styles
 
 from .chrome import SITE_NAME
 
 FONT = cid_font("HYGothic-Medium")
-_PARAGRAPH = ParagraphStyle("p", fontName=FONT, fontSize=10, leading=15, spaceAfter=4)
 
 PDF_STYLE = PdfStyle(
     font=FONT,
-    paragraphs={
-        "title": ParagraphStyle("title", fontName=FONT, fontSize=17, leading=24, spaceAfter=12, alignment=1),
-        "h1": ParagraphStyle("h1", fontName=FONT, fontSize=13, leading=19, spaceBefore=10, spaceAfter=5),
-        "h2": ParagraphStyle("h2", fontName=FONT, fontSize=11, leading=16, spaceBefore=6, spaceAfter=3),
-        "p": _PARAGRAPH,
-        "cell": ParagraphStyle("cell", fontName=FONT, fontSize=9, leading=12),
-        "caption": _PARAGRAPH,
-    },
+    paragraphs=paragraph_styles(FONT, {  # size, leading, space before, space after
+        "title": (17, 24, 0, 12),
+        "h1": (13, 19, 10, 5),
+        "h2": (11, 16, 6, 3),
+        "p": (10, 15, 0, 4),
+        "cell": (9, 12, 0, 0),
+        "caption": (10, 15, 0, 4),  # a plain paragraph
+    }),
     author=SITE_NAME,
     margins=(22 * mm, 22 * mm, 24 * mm, 20 * mm),
     running_head_side="right",

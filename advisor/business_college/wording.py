@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from advisor.site_kit.korean import josa, particle
+from advisor.site_kit.wording import CohortPhrases, form_of, pick
 
 from .catalog import CAMPUS_KO, CAMPUS_SHORT, FIRST_COHORT, LAST_COHORT
 
@@ -21,43 +22,26 @@ def rng_for(key: str) -> random.Random:
     return random.Random(f"saebit-business-college:{key}")
 
 
-def pick(rng: random.Random, *options: str) -> str:
-    return options[rng.randrange(len(options))]
+# A noun phrase naming the students admitted in [lo, hi]: cohort(lo, hi, rng).
+cohort = CohortPhrases(
+    FIRST_COHORT, LAST_COHORT,
+    every=("입학 연도와 상관없이 모든 학생", "전 학번 학생"),
+    until=("{hi}학년도 이전 입학생", "{hi}년 이전 입학생", "'{yy_hi}학번 이전 학생", "{hi}학번까지의 학생"),
+    since=("{lo}학년도 이후 입학자", "{yy_lo}학번부터의 학생", "{lo}학년도 입학생부터", "{lo}년 이후 입학한 학생"),
+    single=("{lo}학년도 입학생", "'{yy_lo}학번", "{lo}년 입학자"),
+    pair=("{lo}·{hi}학년도 입학생", "'{yy_lo}~'{yy_hi}학번", "{lo}~{hi}학번 학생"),
+    span=("{lo}~{hi}학년도 입학생", "'{yy_lo}~'{yy_hi}학번", "{yy_lo}학번부터 {yy_hi}학번까지의 학생", "{lo}~{hi}학번 학생"),
+)
 
-
-def _yy(year: int) -> str:
-    return f"{year % 100:02d}"
-
-
-def cohort(lo: int, hi: int, rng: random.Random) -> str:
-    """A noun phrase naming the students admitted in [lo, hi]."""
-    if lo <= FIRST_COHORT and hi >= LAST_COHORT:
-        return pick(rng, "입학 연도와 상관없이 모든 학생", "전 학번 학생")
-    if lo <= FIRST_COHORT:
-        return pick(rng, f"{hi}학년도 이전 입학생", f"{hi}년 이전 입학생", f"'{_yy(hi)}학번 이전 학생",
-                    f"{hi}학번까지의 학생")
-    if hi >= LAST_COHORT:
-        return pick(rng, f"{lo}학년도 이후 입학자", f"{_yy(lo)}학번부터의 학생", f"{lo}학년도 입학생부터",
-                    f"{lo}년 이후 입학한 학생")
-    if lo == hi:
-        return pick(rng, f"{lo}학년도 입학생", f"'{_yy(lo)}학번", f"{lo}년 입학자")
-    if hi == lo + 1:
-        return pick(rng, f"{lo}·{hi}학년도 입학생", f"'{_yy(lo)}~'{_yy(hi)}학번", f"{lo}~{hi}학번 학생")
-    return pick(rng, f"{lo}~{hi}학년도 입학생", f"'{_yy(lo)}~'{_yy(hi)}학번", f"{_yy(lo)}학번부터 {_yy(hi)}학번까지의 학생",
-                f"{lo}~{hi}학번 학생")
-
-
-def cohort_cell(lo: int, hi: int, rng: random.Random) -> str:
-    """A short scope for table cells and title tags ("'22~'23학번", "2024학번~")."""
-    if lo <= FIRST_COHORT and hi >= LAST_COHORT:
-        return "전 학번"
-    if lo <= FIRST_COHORT:
-        return pick(rng, f"{hi}학번 이전", f"~{hi}학번", f"'{_yy(hi)}학번까지")
-    if hi >= LAST_COHORT:
-        return pick(rng, f"{lo}학번 이후", f"{lo}학번부터", f"{_yy(lo)}학번~")
-    if lo == hi:
-        return pick(rng, f"{lo}학번", f"'{_yy(lo)}학번")
-    return pick(rng, f"{lo}~{hi}학번", f"'{_yy(lo)}~'{_yy(hi)}학번")
+# A short scope for table cells and title tags ("'22~'23학번", "2024학번~").
+cohort_cell = CohortPhrases(
+    FIRST_COHORT, LAST_COHORT,
+    every=("전 학번",),
+    until=("{hi}학번 이전", "~{hi}학번", "'{yy_hi}학번까지"),
+    since=("{lo}학번 이후", "{lo}학번부터", "{yy_lo}학번~"),
+    single=("{lo}학번", "'{yy_lo}학번"),
+    span=("{lo}~{hi}학번", "'{yy_lo}~'{yy_hi}학번"),
+)
 
 
 STATUS_FORMS = {
@@ -72,8 +56,7 @@ STATUS_FORMS = {
 
 def status(value: str, rng: random.Random, pair: str | None = None) -> str:
     """A surface form of a status, with a particle pair ("은/는") attached if given."""
-    word = pick(rng, *STATUS_FORMS[value])
-    return josa(word, pair) if pair else word
+    return form_of(STATUS_FORMS, value, rng, pair)
 
 
 def campus(value: str, rng: random.Random, short: bool = False) -> str:

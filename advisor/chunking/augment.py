@@ -1,7 +1,7 @@
 """URAG-D document augmentation, offline: each chunk gets a one-sentence summary of its document
-prepended (method.md §B.4), built extractively from the title and the document's lead sentence.
+prepended (docs/method.md §B.4), built extractively from the title and the document's lead sentence.
 
-With an LLM configured, `advisor.llm.augment` rewrites the chunk in its document's light instead;
+With an LLM configured, `advisor.chunking.llm_augment` rewrites the chunk in its document's light instead;
 both are stored side by side in `chunk_augmentations`, so a system can use either.
 """
 
@@ -15,7 +15,7 @@ import duckdb
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.stage import chunk_contexts
 from advisor.lakehouse import insert_rows, transaction
-from advisor.llm.augment import Augmentation
+from advisor.chunking.llm_augment import Augmentation
 from advisor.versioning import code_version
 
 _HEADING = re.compile(r"^#+\s*")
@@ -48,7 +48,7 @@ def version() -> str:
 
 class ExtractiveAugmenter:
     """The offline backend: honest about what it is (an extractive summary, no rewriting).
-    Same interface as `advisor.llm.augment.LLMAugmenter`."""
+    Same interface as `advisor.chunking.llm_augment.LLMAugmenter`."""
 
     method = "extractive"
 

@@ -1,4 +1,4 @@
-"""Documents -> chunks: self-contained pieces of at most 800 characters (method.md §A.3).
+"""Documents -> chunks: self-contained pieces of at most 800 characters (docs/method.md §A.3).
 
 A chunk lies inside one section (its heading path says what it is about and, later, whom it
 applies to). Within a section, whole blocks (paragraphs, lists, tables) are packed greedily; a
@@ -62,7 +62,7 @@ def chunk_document(
         sections = _sections(text, pdf=kind == "pdf", title_line=title_line)
     drafts = _drafts(sections, text, split_sentences, max_chars)
     if not drafts:  # only headings: the document must still be findable
-        drafts = [((), p.start, text[p.start:p.end]) for p in _cut(text, *_strip(text, 0, len(text)), max_chars)]
+        drafts = [((), p.start, text[p.start:p.end]) for p in _cut(text, *strip_span(text, 0, len(text)), max_chars)]
     titles = {_norm(title)} | ({_norm(title_line[1])} if title_line else set())
     return [_make_chunk(doc, position, path, start, body, titles)
             for position, (path, start, body) in enumerate(drafts)]
@@ -138,7 +138,7 @@ def page_at(page_spans: Sequence[Mapping] | None, offset: int) -> int | None:
         return None
     spans = sorted((s["start_offset"], s["end_offset"], s["page"])
                    for s in page_spans if s["end_offset"] > s["start_offset"])  # empty pages: none
-    for start, end, page in spans:
+    for _start, end, page in spans:
         if offset < end:
             return page
     return spans[-1][2] if spans else None
@@ -161,7 +161,9 @@ def _lines(text: str):
         offset += len(line) + 1
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` without its leading and trailing white space, as offsets into ``text``
+    (the sentence splitter in kiwi_tokens trims its spans the same way)."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -180,7 +182,7 @@ def _sections(text: str, pdf: bool, title_line: tuple[int, str] | None = None) -
             heading = (0, title_line[1], False)  # a PDF's title line: its h1
         else:
             heading = detect(line, _neighbours(lines, i), stack) if line.strip() else None
-        span = _strip(text, offset, offset + len(line))
+        span = strip_span(text, offset, offset + len(line))
         if heading is None:
             _add_line(sections[-1], text, span, continues=pdf)
         else:
@@ -309,7 +311,7 @@ def _numbered_level(line: str) -> int:
 def _faq_sections(doc: Mapping, text: str, max_chars: int) -> list[_Section]:
     """One chunk when it fits; else the question opens the first chunk and is repeated atop the
     others, so every piece of a long answer still says what it answers."""
-    start, end = _strip(text, 0, len(text))
+    start, end = strip_span(text, 0, len(text))
     if end - start <= max_chars:
         return [_Section((), None, [(start, end)])]
     question = (doc.get("question") or "").strip()
@@ -317,11 +319,11 @@ def _faq_sections(doc: Mapping, text: str, max_chars: int) -> list[_Section]:
         q_end = start + len(question)
     else:  # the question is the first block (text = question + blank line + answer)
         blank = text.find("\n\n", start)
-        q_end = _strip(text, start, blank if blank >= 0 else end)[1]
+        q_end = strip_span(text, start, blank if blank >= 0 else end)[1]
     carry = text[start:q_end] if q_end - start <= max_chars // 2 else ""
     section = _Section((), _Piece(start, q_end, glue=True), carry=carry)
     for offset, line in _lines(text[q_end:end]):
-        _add_line(section, text, _strip(text, q_end + offset, q_end + offset + len(line)), continues=False)
+        _add_line(section, text, strip_span(text, q_end + offset, q_end + offset + len(line)), continues=False)
     return [section]
 
 
@@ -437,7 +439,7 @@ def _line_groups(text: str, start: int, end: int) -> list[tuple[int, int, bool]]
     """(start, end, is_item): an item line with its indented continuation lines, or a plain line."""
     groups: list[list] = []
     for offset, line in _lines(text[start:end]):
-        s, e = _strip(text, start + offset, start + offset + len(line))
+        s, e = strip_span(text, start + offset, start + offset + len(line))
         if s == e:
             continue
         if groups and line[:1].isspace():
@@ -462,13 +464,13 @@ def _sentences(text: str, start: int, end: int, split_sentences: SplitSentences)
             pieces[-1] = _Piece(pieces[-1].start, start + found)
         elif not pieces and chunk[:found].strip():
             found = 0
-        pieces.append(_Piece(*_strip(text, start + found, start + sentence_end)))
+        pieces.append(_Piece(*strip_span(text, start + found, start + sentence_end)))
         cursor = sentence_end
     if not pieces:
         return [_Piece(start, end)]
     if chunk[cursor:].strip():
         pieces[-1] = _Piece(pieces[-1].start, end)
-    return _rejoin_page_breaks(text, [_Piece(*_strip(text, p.start, p.end)) for p in pieces])
+    return _rejoin_page_breaks(text, [_Piece(*strip_span(text, p.start, p.end)) for p in pieces])
 
 
 def _rejoin_page_breaks(text: str, pieces: list[_Piece]) -> list[_Piece]:
@@ -494,8 +496,8 @@ def _cut(text: str, start: int, end: int, limit: int) -> list[_Piece]:
             at = max((m.start() for m in re.finditer(r"\s", window)), default=-1)
         if at <= 0:
             at = limit  # no whitespace at all: a hard cut is the only way to keep the bound
-        pieces.append(_Piece(*_strip(text, start, start + at)))
-        start = _strip(text, start + at, end)[0]
+        pieces.append(_Piece(*strip_span(text, start, start + at)))
+        start = strip_span(text, start + at, end)[0]
     if start < end:
         pieces.append(_Piece(start, end))
     return [p for p in pieces if p.end > p.start]

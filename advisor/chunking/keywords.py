@@ -1,4 +1,4 @@
-"""Per-chunk keywords by TF-IDF over the chunk collection (method.md §A.3: prepended to the chunk
+"""Per-chunk keywords by TF-IDF over the chunk collection (docs/method.md §A.3: prepended to the chunk
 so lexical matching sees its distinctive terms even when the chunk only implies them)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Korean morphemes with Kiwi: one setup shared by documents and queries (method.md §A.5).
+"""Korean morphemes with Kiwi: one setup shared by documents and queries (docs/method.md §A.5).
 
 BM25 only matches when a query and a chunk are cut into the same morphemes, so both go through the
 same `KiwiTokenizer`, built from the institution's profile aliases as user words (without them
@@ -18,9 +18,10 @@ from collections.abc import Iterable, Sequence
 import kiwipiepy
 from kiwipiepy import Kiwi
 
+from advisor.chunking.chunker import strip_span
 from advisor.config import CategoricalAttribute, InstitutionConfig
 
-# Content morphemes (tech-notes): nouns, foreign words, numbers, roots, verb and adjective stems.
+# Content morphemes (docs/tech-notes.md, kiwipiepy): nouns, foreign words, numbers, roots, verb and adjective stems.
 # Particles (J*), endings (E*), affixes (X*N), symbols and bound nouns (NNB: 점, 개, 것) are noise.
 CONTENT_TAGS = ("NNG", "NNP", "SL", "SN", "XR", "VV", "VA")
 # Pinned rather than Kiwi's default "none" (= "fastest available"), which may change with a release.
@@ -184,18 +185,10 @@ def _spans_from_kiwi(text: str, sentences: list[tuple[int, int, str]]) -> list[t
         spans.append((start, end))
         cursor = end
     if not spans:
-        return [_strip_span(text, 0, len(text))]
+        return [strip_span(text, 0, len(text))]
     if text[cursor:].strip():
         spans[-1] = (spans[-1][0], len(text))
-    return [_strip_span(text, s, e) for s, e in spans]
-
-
-def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    return [strip_span(text, s, e) for s, e in spans]
 
 
 # Kiwi splits Korean well but leaves English running text as one sentence. Split after . ! ? when

@@ -23,7 +23,7 @@ class Chunk:
     keywords: tuple[str, ...] = ()
 
     def indexed_text(self) -> str:
-        """What lexical and dense indexes see: a context line, then the chunk (proFILL §A.3)."""
+        """What lexical and dense indexes see: a context line, then the chunk (docs/method.md §A.3)."""
         head = " > ".join(p for p in (self.topic, self.subtopic) if p)
         parts = [head, self.title, ", ".join(self.keywords)]
         return " | ".join(p for p in parts if p) + "\n" + self.text

@@ -18,7 +18,7 @@ import duckdb
 from advisor.chunking import chunker, keywords, model
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
-from advisor.history import CHUNKS, record_versions
+from advisor.lakehouse.history import CHUNKS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, scalar, transaction
 from advisor.versioning import code_version, text_hash
 
@@ -78,7 +78,7 @@ def build_chunks(config: InstitutionConfig, con: duckdb.DuckDBPyConnection, run_
         report.per_kind[row["kind"]] += 1
     replaced = [d["doc_id"] for d in todo] + sorted(gone)
     with transaction(con):
-        report.chunks_removed = scalar(con, 
+        report.chunks_removed = scalar(con,
             "SELECT count(*) FROM chunks WHERE doc_id IN (SELECT unnest(?))", [replaced])
         delete_where_in(con, "chunks", "doc_id", replaced)
         insert_rows(con, "chunks", rows)

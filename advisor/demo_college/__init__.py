@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from advisor.site_kit.build import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, write_site
+from advisor.site_kit.build import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, generate_site, write_site
 
 from . import college, dept_curriculum, dept_pages, dept_rules, faq, notices, pdfs, site_files
 from .catalog import DEPARTMENTS
@@ -20,18 +20,16 @@ from .model import Output, file_for
 
 def generate(as_of: datetime.date) -> Output:
     """The whole site in memory (files and ground truth), without touching the disk."""
-    out = Output(file_for)
-    latest = notices.build(out, as_of)
-    college.build(out, as_of, latest)
-    dept_pages.index_page(out, as_of)
-    for dept in DEPARTMENTS:
-        dept_curriculum.build(out, as_of, dept)
-        dept_pages.build(out, as_of, dept)
-        dept_rules.build(out, as_of, dept)
-    pdfs.build(out, as_of)
-    faq.build(out, as_of)
-    site_files.build(out, as_of)
-    return out
+    return generate_site(
+        file_for, as_of, DEPARTMENTS,
+        college=(_board_and_college_pages, dept_pages.index_page),
+        per_department=(dept_curriculum.build, dept_pages.build, dept_rules.build),
+        rest=(pdfs.build, faq.build, site_files.build),
+    )
+
+
+def _board_and_college_pages(out: Output, as_of: datetime.date) -> None:
+    college.build(out, as_of, notices.build(out, as_of))  # the home page lists the newest notices
 
 
 def build_site(root: Path, as_of: datetime.date) -> SiteSummary:

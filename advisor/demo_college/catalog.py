@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from advisor.site_kit.catalog import Period as BasePeriod
+
 MAJOR_TYPES = ("intensive", "double", "convergence")
 MAJOR_TYPE_KO = {"intensive": "심화전공", "double": "이중전공", "convergence": "융합전공"}
 FIRST_COHORT, LAST_COHORT = 2015, 2026
@@ -60,23 +62,14 @@ def name_in(dept: Department, year: int) -> str:
     return former[0] if former and year <= former[1] else dept.name
 
 
-@dataclass(frozen=True)
-class Period:
-    """A curriculum-revision period: the cohorts (admission years) one curriculum applies to."""
-
-    first: int
-    last: int
-
+class Period(BasePeriod):
     @property
-    def slug(self) -> str:
-        return str(self.first) if self.first == self.last else f"{self.first}-{self.last}"
+    def slug(self) -> str:  # in URLs: curriculum-2021-2022.html
+        return self.span("-")
 
     @property
     def label(self) -> str:
-        return str(self.first) if self.first == self.last else f"{self.first}–{self.last}"
-
-    def covers(self, year: int) -> bool:
-        return self.first <= year <= self.last
+        return self.span("–")
 
 
 PERIODS = tuple(

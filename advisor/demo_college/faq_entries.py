@@ -6,10 +6,9 @@ must consolidate); the department pages ask the same questions with different an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
 
+from advisor.site_kit.faq import Entry
 from advisor.site_kit.markup import Markup, a, join, p, table, ul
 
 from .catalog import (
@@ -26,15 +25,6 @@ from .policies import (
     MERIT_SCHOLARSHIP, RETAKE_CAP, RETURN_WINDOWS, RETURNING_MIN_GPA, RETURNING_SCHOLARSHIP_PCT,
     STARTUP_LEAVE_SEMESTERS, TOPIK_SCHOLARSHIP, TRANSFER_SCHOLARSHIP_PCT,
 )
-
-
-@dataclass
-class Entry:
-    question: str
-    answer: Markup
-    applies_to: dict[str, Any]
-    topic: str
-    share: str | None = None  # same key on two pages = the same entry, verbatim
 
 
 def E(question, answer, topic, share=None, **limits) -> Entry:  # noqa: N802 - reads like a table row
@@ -155,7 +145,7 @@ def curriculum_faq(sh: dict[str, Entry]) -> list[Entry]:
     for dept in DEPARTMENTS:
         for q in periods_for(dept):
             rng = _rng("curriculum", f"{dept.slug}-{q.slug}")
-            req = [c for c in curriculum(dept, q)["required"]]
+            req = list(curriculum(dept, q)["required"])
             who, name = cohort(q.first, q.last, rng), name_in(dept, q.first) if rng.random() < 0.3 else dept.name
             listing = ", ".join(f"{c.name}({c.credits})" for c in req)
             waived = [c.name for c in req if c.waived]
@@ -476,7 +466,7 @@ def department(dept: Department) -> list[Entry]:
     """The same questions on every department page, each answered for that department."""
     key = dept.slug
     rng = _rng(key, "dept")
-    base = dict(department=dept.code)
+    base = {"department": dept.code}
     others = tuple(d.code for d in DEPARTMENTS if d != dept)
     latest = periods_for(dept)[-1]
     thesis_rows = []

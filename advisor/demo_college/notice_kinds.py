@@ -428,7 +428,7 @@ def international_orientation(d, rng):
 def military_return(d, rng):
     return Draft(f"{sem_label(d)} 군휴학생 복학 안내", "학사", "학사지원팀", "leave_return",
                  applies(student_status="on_leave"),
-                 f"군휴학 중인 학생은 전역일에 따라 복학 가능 학기가 다릅니다.", [("상담", "학사지원팀 02-3290-3010")])
+                 "군휴학 중인 학생은 전역일에 따라 복학 가능 학기가 다릅니다.", [("상담", "학사지원팀 02-3290-3010")])
 
 
 def on_leave_guide(d, rng):

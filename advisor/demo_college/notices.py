@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from advisor.site_kit.board import Post as BoardPost, postings_shown
 from advisor.site_kit.markup import Markup, a, h, join, p, section, table, tag, ul
 
 from .layout import render
@@ -19,20 +20,14 @@ from .phrasing import particle, pick, rng_for
 SOURCE = "notices"
 PER_PAGE = 12
 EPOCH = 2015  # numbering origin: post numbers count kinds per year since then
-WINDOW_DAYS = 730  # the board shows two years
+YEARS = 2  # the board shows two years
 EXPIRE_DAYS = 365  # matches expire_after_days in institution.yaml
-# Posts aged 335..365 days at as_of are left out: the pipeline may run up to a month after as_of,
-# and a post must not change from live to expired in between (the manifest says which it is).
-RECENT_MAX_AGE, OLD_MIN_AGE = 334, EXPIRE_DAYS + 1
 OLD_KEEP_EVERY = 4  # older posts were mostly cleaned up: only every 4th kind is kept past a year
 
 
 @dataclass(frozen=True)
-class Post:
-    number: int
-    date: datetime.date
+class Post(BoardPost):
     draft: Draft
-    views: int
 
     @property
     def path(self) -> str:
@@ -42,18 +37,16 @@ class Post:
 def posts(as_of: datetime.date) -> list[Post]:
     """The posts on the board at ``as_of``, oldest first."""
     out = []
-    for year in range(as_of.year - 2, as_of.year + 1):
-        for rank, (month, dom, kind) in enumerate(ANNUAL):
-            date = datetime.date(year, month, dom)
-            age = (as_of - date).days
-            if age < 0 or age > WINDOW_DAYS or RECENT_MAX_AGE < age < OLD_MIN_AGE:
-                continue
-            number = (year - EPOCH) * len(ANNUAL) + rank + 1
-            if age >= OLD_MIN_AGE and rank % OLD_KEEP_EVERY:  # by kind, so it never flickers
-                continue
-            rng = rng_for(f"notice:{number}")
-            out.append(Post(number, date, kind(date, rng), rng.randint(40, 2400)))
+    dates = [(month, dom) for month, dom, _ in ANNUAL]
+    for year, rank, date in postings_shown(as_of, YEARS, dates, EXPIRE_DAYS, _kept):
+        number = (year - EPOCH) * len(ANNUAL) + rank + 1
+        rng = rng_for(f"notice:{number}")
+        out.append(Post(number, date, ANNUAL[rank][2](date, rng), rng.randint(40, 2400)))
     return sorted(out, key=lambda post: post.number)
+
+
+def _kept(rank: int, _age: int) -> bool:
+    return rank % OLD_KEEP_EVERY == 0  # by kind, so it never flickers
 
 
 # A second paragraph some posts carry, by category, so posts of one kind are not all one template.

@@ -4,23 +4,22 @@ a light-blue header row and a caption in its own style."""
 from __future__ import annotations
 
 from reportlab.lib import colors
-from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 
-from advisor.site_kit.pdf import PdfStyle, cid_font
+from advisor.site_kit.pdf import PdfStyle, cid_font, paragraph_styles
 
 FONT = cid_font("HYSMyeongJo-Medium")
 
 PDF_STYLE = PdfStyle(
     font=FONT,
-    paragraphs={
-        "title": ParagraphStyle("title", fontName=FONT, fontSize=18, leading=26, spaceAfter=10, alignment=1),
-        "h1": ParagraphStyle("h1", fontName=FONT, fontSize=14, leading=20, spaceBefore=8, spaceAfter=6),
-        "h2": ParagraphStyle("h2", fontName=FONT, fontSize=11.5, leading=17, spaceBefore=6, spaceAfter=4),
-        "p": ParagraphStyle("p", fontName=FONT, fontSize=10, leading=15, spaceAfter=4),
-        "cell": ParagraphStyle("cell", fontName=FONT, fontSize=9, leading=12),
-        "caption": ParagraphStyle("caption", fontName=FONT, fontSize=9, leading=12, spaceBefore=4, spaceAfter=2),
-    },
+    paragraphs=paragraph_styles(FONT, {  # size, leading, space before, space after
+        "title": (18, 26, 0, 10),
+        "h1": (14, 20, 8, 6),
+        "h2": (11.5, 17, 6, 4),
+        "p": (10, 15, 0, 4),
+        "cell": (9, 12, 0, 0),
+        "caption": (9, 12, 4, 2),
+    }),
     author="한빛대학교 정보대학",
     margins=(20 * mm, 20 * mm, 22 * mm, 20 * mm),
     running_head_side="left",

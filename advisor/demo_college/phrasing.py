@@ -10,12 +10,9 @@ from __future__ import annotations
 import random
 
 from advisor.site_kit.korean import josa, particle  # noqa: F401 - this college's modules take their wording from here
+from advisor.site_kit.wording import CohortPhrases, form_of, pick
 
 from .catalog import FIRST_COHORT, FORMER_NAMES, LAST_COHORT, Department, name_in
-
-
-def pick(rng: random.Random, *options: str) -> str:
-    return options[rng.randrange(len(options))]
 
 
 def cohort(lo: int, hi: int, rng: random.Random) -> str:
@@ -37,17 +34,15 @@ def cohort(lo: int, hi: int, rng: random.Random) -> str:
     return pick(rng, *options)
 
 
-def cohort_scope(lo: int, hi: int, rng: random.Random) -> str:
-    """A scope for "적용 대상:" lines and table cells ("2023학번부터", "2018년도 입학생까지")."""
-    if lo <= FIRST_COHORT and hi >= LAST_COHORT:
-        return "전 학번"
-    if lo <= FIRST_COHORT:
-        return pick(rng, f"{hi}학번까지", f"{hi}년도 입학생까지", f"{hi % 100}학번 이전")
-    if hi >= LAST_COHORT:
-        return pick(rng, f"{lo}학번부터", f"{lo}학년도 입학생부터", f"{lo}년 이후 입학자")
-    if lo == hi:
-        return pick(rng, f"{lo}학번", f"{lo}학년도 입학생")
-    return pick(rng, f"{lo}~{hi}학번", f"{lo}–{hi}학년도 입학생", f"{lo % 100}~{hi % 100}학번")
+# A scope for "적용 대상:" lines and table cells ("2023학번부터", "2018년도 입학생까지").
+cohort_scope = CohortPhrases(
+    FIRST_COHORT, LAST_COHORT,
+    every=("전 학번",),
+    until=("{hi}학번까지", "{hi}년도 입학생까지", "{yy_hi}학번 이전"),
+    since=("{lo}학번부터", "{lo}학년도 입학생부터", "{lo}년 이후 입학자"),
+    single=("{lo}학번", "{lo}학년도 입학생"),
+    span=("{lo}~{hi}학번", "{lo}–{hi}학년도 입학생", "{yy_lo}~{yy_hi}학번"),
+)
 
 
 def grades(lo: int, hi: int, rng: random.Random) -> str:
@@ -69,10 +64,9 @@ STATUS_FORMS = {
 }
 
 
-def status(value: str, rng: random.Random, particle: str | None = None) -> str:
+def status(value: str, rng: random.Random, pair: str | None = None) -> str:
     """A surface form of a student status, with a particle pair ("은/는") attached if given."""
-    word = pick(rng, *STATUS_FORMS[value])
-    return josa(word, particle) if particle else word
+    return form_of(STATUS_FORMS, value, rng, pair)
 
 
 def dept_name(dept: Department, rng: random.Random, year: int | None = None) -> str:

@@ -89,11 +89,3 @@ STARTUP_LEAVE_SEMESTERS = 4
 LEAVE_WINDOWS = {1: "1월 15일 ~ 2월 5일", 2: "7월 10일 ~ 8월 5일"}  # application window per term
 RETURN_WINDOWS = {1: "1월 20일 ~ 2월 10일", 2: "7월 15일 ~ 8월 10일"}
 INTERNATIONAL_EXIT_DAYS = 15  # an international student on leave must leave Korea within this
-
-
-def by_cohort(table, year: int):
-    """Look a cohort up in a ((first, last, *values), ...) table."""
-    for first, last, *values in table:
-        if first <= year <= last:
-            return values[0] if len(values) == 1 else tuple(values)
-    raise KeyError(year)

@@ -1,4 +1,4 @@
-"""Choose t_FAQ, the URAG tier-1 threshold, for the embedder in use (method.md §B.6).
+"""Choose t_FAQ, the URAG tier-1 threshold, for the embedder in use (docs/method.md §B.6).
 
 The paper's 0.9 belongs to its own embedding model: cosines of an LSA model, a hashing model or
 another API model sit on different scales. So the threshold is swept and the one maximizing the
@@ -299,7 +299,7 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
     """Sweep t_FAQ on generated queries and choose it (see the module docstring).
 
     llm_paraphrases: source_url -> LLM paraphrases of that seed question that are NOT in the
-    store (advisor.llm.faq_enrichment holds them apart); when given they replace the rule
+    store (advisor.faq.enrichment holds them apart); when given they replace the rule
     paraphrases (method "llm_paraphrases"). max_queries caps FAQ and document queries at half
     each (a side with fewer leaves its room to the other)."""
     started = time.perf_counter()

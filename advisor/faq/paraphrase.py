@@ -1,5 +1,5 @@
 """Offline rule paraphrases of a student's question (Korean, also English), the calibration
-queries of the FAQ threshold when no LLM is configured (method.md §B.6 sweeps t_FAQ on generated
+queries of the FAQ threshold when no LLM is configured (docs/method.md §B.6 sweeps t_FAQ on generated
 queries).
 
 Rules, each generic (university-administration wording, nothing of one institution):
@@ -129,8 +129,8 @@ class _Parsed:
 
 def _korean_candidates(question: str, tokenize: Tokenize | None) -> list[_Candidate]:
     parsed = _parse_korean(question)
-    base = [_Candidate(text, ("ending",)) for text in _korean_endings(parsed)]
-    base += [_Candidate(text, ("register",)) for text in _korean_registers(parsed)]
+    base = [_Candidate(text, ("ending",)) for text in _reworded(parsed, _ENDINGS)]
+    base += [_Candidate(text, ("register",)) for text in _reworded(parsed, _REGISTERS)]
     out: list[_Candidate] = list(base) + _keyword_candidates(question, tokenize, korean=True)
     for source in [_Candidate(question, ())] + base:
         for text in _synonym_variants(source.text):
@@ -196,46 +196,34 @@ def _adjective_body(before: str, syllable: str) -> str | None:
     return None
 
 
-def _korean_endings(p: _Parsed) -> list[str]:
-    """The question with its ending swapped, in the polite register of most FAQs."""
-    b, note = p.body, f" {p.note}" if p.note else ""
-    if p.kind == "verb":
-        out = [f"{b}는지 알려주세요.", f"{b}는지 궁금합니다.", f"{b}나요?", f"{b}는지 알고 싶어요."]
-    elif p.kind == "adjective":
-        out = [f"{_adjective_whether(b)} 알려주세요.", f"{_adjective_whether(b)} 궁금합니다.",
-               f"{_adjective_modifier(b)}가요?"]
-    elif p.kind == "copula":
-        out = [f"{b}인지 알려주세요.", f"{b}인지 궁금합니다.", f"{b}인가요?"]
-    elif p.kind == "clause":
-        out = [f"{b} 어떻게 해야 하나요?", f"{b} 어떻게 하나요?", f"{b} 무엇을 해야 하는지 알려주세요."]
-    elif p.kind == "outcome":
-        out = [f"{b} 어떻게 되는지 알려주세요.", f"{b} 어떻게 되는지 궁금합니다.", f"{b} 어떻게 돼요?"]
-    elif p.kind == "statement":
-        out = [f"{b}. 어떻게 해야 하나요?", f"{b}. 방법이 있나요?", f"{b}. 어떻게 하면 되는지 알려주세요."]
-    else:  # a noun phrase (or a statement, asked about as a whole)
-        out = [f"{b}{_particle(b, '이', '가')} 어떻게 되나요?", f"{b} 알려주세요.",
-               f"{b}{_particle(b, '이', '가')} 궁금합니다.", f"{b}{_particle(b, '은', '는')}?"]
-    return [_with_filler(p.filler, text + note) for text in out]
+# A question asked again by the kind of its body (_Parsed.kind): the body -> the new questions.
+# Any kind not listed (noun, request, other) is asked about as a noun phrase, as a whole.
+_ENDINGS = {  # the ending swapped, in the polite register of most FAQs
+    "verb": lambda b: [f"{b}는지 알려주세요.", f"{b}는지 궁금합니다.", f"{b}나요?", f"{b}는지 알고 싶어요."],
+    "adjective": lambda b: [f"{_adjective_whether(b)} 알려주세요.", f"{_adjective_whether(b)} 궁금합니다.",
+                            f"{_adjective_modifier(b)}가요?"],
+    "copula": lambda b: [f"{b}인지 알려주세요.", f"{b}인지 궁금합니다.", f"{b}인가요?"],
+    "clause": lambda b: [f"{b} 어떻게 해야 하나요?", f"{b} 어떻게 하나요?", f"{b} 무엇을 해야 하는지 알려주세요."],
+    "outcome": lambda b: [f"{b} 어떻게 되는지 알려주세요.", f"{b} 어떻게 되는지 궁금합니다.", f"{b} 어떻게 돼요?"],
+    "statement": lambda b: [f"{b}. 어떻게 해야 하나요?", f"{b}. 방법이 있나요?", f"{b}. 어떻게 하면 되는지 알려주세요."],
+    "noun": lambda b: [f"{b}{_particle(b, '이', '가')} 어떻게 되나요?", f"{b} 알려주세요.",
+                       f"{b}{_particle(b, '이', '가')} 궁금합니다.", f"{b}{_particle(b, '은', '는')}?"],
+}
+_REGISTERS = {  # formal (습니까) and casual (no 요) versions
+    "verb": lambda b: [f"{_formal(b)}까?", f"{b}나?"],
+    "adjective": lambda b: [f"{_formal(b)}까?", f"{_adjective_modifier(b)}가?"],
+    "copula": lambda b: [f"{b}입니까?", f"{b}{'이야' if _has_final(b) else '야'}?"],
+    "clause": lambda b: [f"{b} 어떻게 해?", f"{b} 어떻게 합니까?"],
+    "outcome": lambda b: [f"{b} 어떻게 됩니까?", f"{b} 어떻게 돼?"],
+    "statement": lambda b: [f"{b}. 어떻게 해?", f"{b}. 어떻게 해야 합니까?"],
+    "noun": lambda b: [f"{b} 알려줘", f"{b}{_particle(b, '이', '가')} 궁금해", f"{b}{_particle(b, '을', '를')} 알고 싶습니다."],
+}
 
 
-def _korean_registers(p: _Parsed) -> list[str]:
-    """Formal (습니까) and casual (no 요) versions."""
-    b, note = p.body, f" {p.note}" if p.note else ""
-    if p.kind == "verb":
-        out = [f"{_formal(b)}까?", f"{b}나?"]
-    elif p.kind == "adjective":
-        out = [f"{_formal(b)}까?", f"{_adjective_modifier(b)}가?"]
-    elif p.kind == "copula":
-        out = [f"{b}입니까?", f"{b}{'이야' if _has_final(b) else '야'}?"]
-    elif p.kind == "clause":
-        out = [f"{b} 어떻게 해?", f"{b} 어떻게 합니까?"]
-    elif p.kind == "outcome":
-        out = [f"{b} 어떻게 됩니까?", f"{b} 어떻게 돼?"]
-    elif p.kind == "statement":
-        out = [f"{b}. 어떻게 해?", f"{b}. 어떻게 해야 합니까?"]
-    else:
-        out = [f"{b} 알려줘", f"{b}{_particle(b, '이', '가')} 궁금해", f"{b}{_particle(b, '을', '를')} 알고 싶습니다."]
-    return [_with_filler(p.filler, text + note) for text in out]
+def _reworded(p: _Parsed, forms: dict) -> list[str]:
+    """The question asked again in each of ``forms`` (_ENDINGS or _REGISTERS), filler and note kept."""
+    note = f" {p.note}" if p.note else ""
+    return [_with_filler(p.filler, text + note) for text in forms.get(p.kind, forms["noun"])(p.body)]
 
 
 def _adjective_modifier(stem_text: str) -> str:

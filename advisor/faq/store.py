@@ -1,4 +1,4 @@
-"""The URAG FAQ store (method.md §B, tier 1): FAQ entries with their questions embedded, searched
+"""The URAG FAQ store (docs/method.md §B, tier 1): FAQ entries with their questions embedded, searched
 by cosine of the query with each QUESTION, answers returned verbatim (no generation).
 
 Seed entries come from an index build's FAQ chunks (the crawler splits each FAQ page into entries;
@@ -25,7 +25,6 @@ from advisor.index import fields
 from advisor.index.store import IndexBuild
 from advisor.retrieval.profile import EligibilityTable, known_profile
 
-FAQ_DIR = "faq"  # the store's folder inside an index build
 ENTRIES_FILE = "entries.parquet"
 VECTORS_FILE = "vectors.npy"  # row i = the embedded QUESTION of entries.parquet row i
 META_FILE = "faq.json"  # which embedder made the vectors, and the counts
@@ -106,7 +105,7 @@ def union_applies_to(annotations: Sequence[Mapping], schema: fields.Schema) -> d
     """Whom an entry applies to when its chunks carry several annotations: per attribute the union
     of values / the covering range, or null when any chunk leaves the attribute unconstrained."""
     if not annotations:
-        return {name: None for name in schema}
+        return dict.fromkeys(schema)
     union: dict = {}
     for name, attribute in schema.items():
         values = [a.get(name) for a in annotations]

@@ -1,4 +1,4 @@
-"""The offline dense embedder: LSA trained on the corpus at index-build time (method.md §A.5).
+"""The offline dense embedder: LSA trained on the corpus at index-build time (docs/method.md §A.5).
 
 The reference system embeds with text-embedding-3-small; without a network we still want a dense
 index that is more than noise. LSA over two TF-IDF views does that:

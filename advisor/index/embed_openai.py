@@ -1,14 +1,13 @@
-"""The reference system's dense embedder: an OpenAI-compatible embeddings endpoint (method.md §A.5).
+"""The reference system's dense embedder: an OpenAI-compatible embeddings endpoint (docs/method.md §A.5).
 
 Vectors are cached in the lakehouse by (text hash, model key), so rebuilding an index over unchanged
 chunks makes no calls; a new model (or dimension count) misses on purpose. The serving process has
-no lakehouse connection (tech-notes: one writer per DuckDB file), so queries embed uncached.
+no lakehouse connection (docs/tech-notes.md, DuckDB: one writer per file), so queries embed uncached.
 Transport rules (retries, reason codes, usage) are LLMClient's.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
+from advisor import environment
 from advisor.index.embed_common import normalize_rows, write_meta
 from advisor.versioning import text_hash
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
@@ -23,8 +23,8 @@ from advisor.llm.settings import LLMNotConfigured, LLMSettings
 
 NAME = "openai"
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
-MODEL_ENV = "ADVISOR_EMBEDDING_MODEL"
-DIMENSIONS_ENV = "ADVISOR_EMBEDDING_DIMENSIONS"  # optional: text-embedding-3-* can shorten vectors
+MODEL_ENV = environment.EMBEDDING_MODEL
+DIMENSIONS_ENV = environment.EMBEDDING_DIMENSIONS  # optional: text-embedding-3-* can shorten vectors
 BATCH_SIZE = 128  # inputs per request: far below the API's 2,048-input / 300k-token limits for chunks
 # USD per 1M input tokens, as published by OpenAI when this was written; unknown models cost None.
 EMBEDDING_PRICES_PER_MILLION = {"text-embedding-3-small": 0.02, "text-embedding-3-large": 0.13,
@@ -48,7 +48,7 @@ def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def model_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, int | None]:
-    environ = os.environ if environ is None else environ
+    environ = environment.environ(environ)
     model = environ.get(MODEL_ENV, "").strip() or DEFAULT_EMBEDDING_MODEL
     dims = environ.get(DIMENSIONS_ENV, "").strip()
     if dims and not (dims.isdigit() and int(dims) > 0):

@@ -1,4 +1,4 @@
-"""Dense embedders for the dense index (method.md §A.5), one interface, chosen by config.
+"""Dense embedders for the dense index (docs/method.md §A.5), one interface, chosen by config.
 
 - "lsa" (offline default): LSA trained on the corpus at index-build time (embed_lsa.py).
 - "openai": any OpenAI-compatible embeddings endpoint, cached in the lakehouse (embed_openai.py).

@@ -1,8 +1,9 @@
 """How a chunk's profile annotation is encoded in an index build, shared by the writer (build.py)
-and every reader (store.py, advisor/retrieval), so both sides agree on field names and sentinels.
+and every reader (store.py, advisor/retrieval), so both sides agree on field names and sentinels;
+the tantivy schema and tokenizer are here too, so a serving process never imports the writer.
 
 A chunk is eligible for a profile unless a non-null annotation conflicts with a KNOWN profile
-value (method.md §A, query step 5). To make that one query per attribute:
+value (docs/method.md §A online step 5). To make that one query per attribute:
 
 - categorical: a multi-valued raw text field holding the chunk's values, or ANY for null; the
   filter is "field in {ANY, profile value}".
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+import tantivy
 from pydantic import TypeAdapter
 
 from advisor.config import Attribute, CategoricalAttribute
@@ -76,3 +78,24 @@ def canonical_applies_to(applies_to: Mapping[str, Any] | None, schema: Mapping[s
 
 def applies_to_json(applies_to: Mapping[str, Any]) -> str:
     return json.dumps(applies_to, ensure_ascii=False, sort_keys=True)
+
+
+def tantivy_schema(schema: Mapping[str, Attribute]) -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_integer_field(ROW_FIELD, stored=True, indexed=False, fast=True)
+    # Term frequencies are all BM25 needs; positions would only serve phrase queries we never run.
+    builder.add_text_field(BODY_FIELD, stored=False, tokenizer_name=BODY_TOKENIZER, index_option="freq")
+    for name, attribute in schema.items():
+        if is_categorical(attribute):
+            builder.add_text_field(cat_field(name), stored=False, tokenizer_name="raw", index_option="basic")
+        else:
+            builder.add_integer_field(min_field(name), stored=False, indexed=True, fast=True)
+            builder.add_integer_field(max_field(name), stored=False, indexed=True, fast=True)
+    return builder.build()
+
+
+def register_tokenizer(index: tantivy.Index) -> None:
+    """Whitespace + lowercase over Kiwi morphemes joined by spaces. Tantivy does not persist it:
+    call after every Index(...) / Index.open(...)."""
+    analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).filter(tantivy.Filter.lowercase()).build()
+    index.register_tokenizer(BODY_TOKENIZER, analyzer)

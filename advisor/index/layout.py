@@ -1,9 +1,20 @@
-"""The builds folder: build ids, atomic publication through the LATEST pointer, and pruning.
+"""The on-disk layout of index builds, in one place: every file and folder name of a build and of
+the warehouse's builds folder, build ids, atomic publication through the LATEST pointer, and pruning.
+The writers (build.py, serving_artifacts.py) and the readers (store.py, the dialogue, the evaluation)
+all take the names from here.
 
-    builds_root/
+    <warehouse>/builds/           # BUILDS_DIR
       LATEST                      # one line: the published build id (replaced atomically)
-      20260315T101502123456Z-1a2b3c4d/   # a finished build (see build.py for its content)
+      20260315T101502123456Z-1a2b3c4d/   # a finished build (content below)
       20260315T101502123456Z-1a2b3c4d.tmp-4242/   # a build being written by process 4242
+
+    <build_id>/
+      manifest.json               # MANIFEST: id, time, counts, schema, lineage, format version
+      chunks.parquet              # CHUNKS_FILE: the chunk store
+      embedder/                   # EMBEDDER_DIR: the embedder saved itself here (loaded for queries)
+      static/ dynamic/            # COLLECTIONS, each: tantivy/ vectors.npy vectors.usearch
+      augmented/static/ augmented/dynamic/   # AUGMENTED_DIR: URAG-D, the same chunks by augmented text
+      faq/ intent/ serving.json   # FAQ_DIR, INTENT_DIR, SERVING_FILE: the dialogue's artifacts
 
 A reader resolves LATEST once and then reads only that folder, which is never modified after its
 rename; so it never sees a half-written build, and a build that fails leaves nothing published.
@@ -11,13 +22,31 @@ rename; so it never sees a half-written build, and a build that fails leaves not
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
+BUILDS_DIR = "builds"  # the warehouse's folder of index builds
 LATEST = "LATEST"
+
+# Inside one build.
+FORMAT_VERSION = 2  # 2: tokens in the chunk store, optional augmented/ collections
+READABLE_FORMATS = (1, 2)
+MANIFEST = "manifest.json"
+CHUNKS_FILE = "chunks.parquet"
+EMBEDDER_DIR = "embedder"
+COLLECTIONS = ("static", "dynamic")  # one folder each
+TANTIVY_DIR = "tantivy"  # in a collection's folder
+VECTORS_NPY = "vectors.npy"  # in a collection's folder
+VECTORS_USEARCH = "vectors.usearch"  # in a collection's folder; absent when the collection is empty
+AUGMENTED_DIR = "augmented"
+FAQ_DIR = "faq"  # the URAG tier-1 FAQ store (advisor/faq/store.py)
+INTENT_DIR = "intent"  # the intent classifier
+SERVING_FILE = "serving.json"  # the calibrated FAQ threshold and how it was chosen
+
 # Time first (UTC, microseconds) so that name order is build order; the hash tells contents apart.
 BUILD_ID = re.compile(r"^\d{8}T\d{12}Z-[0-9a-f]{8}$")
 _TMP = re.compile(r"^(?P<id>.+)\.tmp-(?P<pid>\d+)$")
@@ -26,6 +55,15 @@ _TMP = re.compile(r"^(?P<id>.+)\.tmp-(?P<pid>\d+)$")
 def new_build_id(content_hash: str, now: datetime | None = None) -> str:
     now = now or datetime.now(timezone.utc)
     return f"{now.astimezone(timezone.utc):%Y%m%dT%H%M%S%f}Z-{content_hash[:8]}"
+
+
+def builds_dir(warehouse: Path) -> Path:
+    """The builds folder of a warehouse."""
+    return Path(warehouse) / BUILDS_DIR
+
+
+def read_manifest(build_dir: Path) -> dict:
+    return json.loads((Path(build_dir) / MANIFEST).read_text(encoding="utf-8"))
 
 
 def tmp_dir(builds_root: Path, build_id: str) -> Path:

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import polars as pl
 
-from advisor.index import build as b
+from advisor.index import writer as b
 from advisor.index import fields
 from advisor.index.store import Collection, IndexBuild
 

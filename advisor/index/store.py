@@ -1,7 +1,7 @@
 """Open a published index build for serving or evaluation: tantivy indexes (tokenizer
 re-registered), usearch indexes memory-mapped, the raw vectors memory-mapped, the parquet chunk
 store, the embedder and the manifest. Never opens the DuckDB lakehouse (a pipeline run may hold
-its write lock at any time; see tech-notes, DuckDB).
+its write lock at any time; see docs/tech-notes.md, DuckDB).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import polars as pl
 import tantivy
 from usearch.index import Index as UsearchIndex
 
-from advisor.index import build as b
-from advisor.index import fields
+from advisor.index import fields, layout
 from advisor.index.layout import latest_build_dir  # noqa: F401  (re-exported: the loading API)
 
 
@@ -68,11 +67,11 @@ def _default_loader(directory: Path):
 
 def load_build(build_dir: Path, load_embedder: Callable[[Path], object] = _default_loader) -> IndexBuild:
     build_dir = Path(build_dir)
-    manifest = json.loads((build_dir / b.MANIFEST).read_text(encoding="utf-8"))
-    if manifest.get("format_version") not in b.READABLE_FORMATS:
+    manifest = layout.read_manifest(build_dir)
+    if manifest.get("format_version") not in layout.READABLE_FORMATS:
         raise ValueError(f"{build_dir}: index format {manifest.get('format_version')}, this code reads "
-                         f"{', '.join(map(str, b.READABLE_FORMATS))}: materialize index_build again")
-    chunks = pl.read_parquet(build_dir / b.CHUNKS_FILE)
+                         f"{', '.join(map(str, layout.READABLE_FORMATS))}: materialize index_build again")
+    chunks = pl.read_parquet(build_dir / layout.CHUNKS_FILE)
     per_collection = {name: chunks.filter(pl.col("collection") == name).sort("row")
                       for name in manifest["files"]["collections"]}
     augmented = (manifest["files"].get("augmented") or {}).get("collections", [])
@@ -80,18 +79,18 @@ def load_build(build_dir: Path, load_embedder: Callable[[Path], object] = _defau
         directory=build_dir,
         manifest=manifest,
         schema=fields.schema_from_json(manifest["schema"]),
-        embedder=load_embedder(build_dir / b.EMBEDDER_DIR),
+        embedder=load_embedder(build_dir / layout.EMBEDDER_DIR),
         collections={name: _load_collection(build_dir / name, name, rows) for name, rows in per_collection.items()},
-        augmented={name: _load_collection(build_dir / b.AUGMENTED_DIR / name, name, per_collection[name])
+        augmented={name: _load_collection(build_dir / layout.AUGMENTED_DIR / name, name, per_collection[name])
                    for name in augmented},
     )
 
 
 def _load_collection(directory: Path, name: str, chunks: pl.DataFrame) -> Collection:
-    index = tantivy.Index.open(str(directory / b.TANTIVY_DIR))
-    b.register_tokenizer(index)  # not persisted with the index
-    vectors = np.load(directory / b.VECTORS_NPY, mmap_mode="r")
-    ann_path = directory / b.VECTORS_USEARCH
+    index = tantivy.Index.open(str(directory / layout.TANTIVY_DIR))
+    fields.register_tokenizer(index)  # not persisted with the index
+    vectors = np.load(directory / layout.VECTORS_NPY, mmap_mode="r")
+    ann_path = directory / layout.VECTORS_USEARCH
     ann = UsearchIndex.restore(str(ann_path), view=True) if ann_path.exists() else None
     if len(chunks) != vectors.shape[0] or index.searcher().num_docs != len(chunks):
         raise ValueError(f"{directory}: chunk store, vectors and BM25 index disagree on the number of chunks")

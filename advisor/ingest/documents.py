@@ -1,7 +1,7 @@
 """Turn fetched bytes into clean documents, incrementally.
 
 One HTML page or PDF becomes one document; an FAQ page becomes one document per entry (URL rule of
-interfaces.md §3). Work is skipped when the bytes and the cleaner (code + the source's config) are
+docs/contracts.md §3). Work is skipped when the bytes and the cleaner (code + the source's config) are
 unchanged. A page that fails to parse keeps the documents it produced before. Statuses are then
 recomputed over the whole table: removed pages, expired notices, consolidated FAQ duplicates.
 Every write also brings `document_versions` up to date, in the same transaction.
@@ -23,7 +23,7 @@ from advisor.config import InstitutionConfig, Source
 from advisor.ingest import dates, encoding, faq, html_text, pdf_text
 from advisor.ingest.errors import DocumentError
 from advisor.ingest.raw_store import RawStore
-from advisor.history import DOCUMENTS, record_versions
+from advisor.lakehouse.history import DOCUMENTS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
 from advisor.versioning import code_version, text_hash
 
@@ -38,11 +38,13 @@ def cleaner_version() -> str:
 
 @dataclass
 class CleanReport:
+    # fetched pages: parsed this run, skipped (bytes and cleaner unchanged), or failed to parse
     parsed: int = 0
     skipped: int = 0
+    failures: list[dict] = field(default_factory=list)
+    # the documents they gave: rows added or re-parsed; then every document's status
     added: int = 0
     changed: int = 0
-    failures: list[dict] = field(default_factory=list)
     status_counts: Counter = field(default_factory=Counter)
     status_changes: int = 0
     versions: Counter = field(default_factory=Counter)  # document versions opened / retired
@@ -222,9 +224,9 @@ def compute_statuses(docs: list[dict], removed: set[str], expiry: dict[str, date
         status = "active"
         if doc["url"] in removed:
             status = "removed"
-        elif doc["kind"] == "notice" and doc["published_on"] and doc["source"] in expiry:
-            if doc["published_on"] < expiry[doc["source"]]:
-                status = "expired"
+        elif (doc["kind"] == "notice" and doc["published_on"] and doc["source"] in expiry
+              and doc["published_on"] < expiry[doc["source"]]):
+            status = "expired"
         result[doc["url"]] = {"status": status, "duplicate_of": None, "alias_urls": None}
         if doc["kind"] == "faq" and status == "active":
             groups.setdefault((_norm(doc["question"]), _norm(doc["answer"])), []).append(doc["url"])

@@ -77,7 +77,7 @@ def codec_for(label: str | None) -> str | None:
     except LookupError:
         return None
     # An HTML page declared as UTF-16 without a BOM is really ASCII-compatible (browsers do this).
-    return "utf-8" if name.startswith("utf-16") or name.startswith("utf-32") else name
+    return "utf-8" if name.startswith(("utf-16", "utf-32")) else name
 
 
 def _bom(body: bytes) -> tuple[str, int] | None:

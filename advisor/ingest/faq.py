@@ -1,4 +1,4 @@
-"""An FAQ page -> one entry per question, each a source of its own (interfaces.md §3).
+"""An FAQ page -> one entry per question, each a source of its own (docs/contracts.md §3).
 
 An entry's URL is the page URL + ``#`` + the item element's ``id``, or ``#faq-N`` (N its 1-based
 position among the page's FAQ items) when it has none; benchmarks cite entries by that URL.

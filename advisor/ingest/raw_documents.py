@@ -19,7 +19,7 @@ import duckdb
 from advisor.config import InstitutionConfig
 from advisor.ingest.crawler import Crawler, Fetch, KnownPage
 from advisor.ingest.raw_store import RawStore
-from advisor.history import RAW, record_versions
+from advisor.lakehouse.history import RAW, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
 
 REMOVING_OUTCOMES = {"gone", "redirected", "out_of_scope"}

@@ -1,4 +1,4 @@
-"""Intent routing (method.md §A online step 2): every student message is one of five intents.
+"""Intent routing (docs/method.md §A online step 2): every student message is one of five intents.
 
 seeds:      hand-written greeting / ability / smalltalk stems, varied by rule into hundreds each.
 dataset:    the labelled dataset: seeds + FAQ questions (and rewrites) + questions written from

@@ -21,7 +21,7 @@ import joblib
 import sklearn
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support
+from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
@@ -29,6 +29,7 @@ from threadpoolctl import ThreadpoolController
 
 from advisor.intents import INTENTS, coarse
 from advisor.intents.dataset import IntentExample
+from advisor.intents.metrics import intent_report
 from advisor.intents.seeds import site_key, stable_hash
 from advisor.versioning import code_version
 
@@ -185,18 +186,16 @@ def evaluate(classifier: IntentClassifier, examples: Sequence[IntentExample]) ->
 
 
 def _metrics(truth: list[str], predicted: list[str], labels: list[str]) -> dict:
-    precision, recall, f1, support = precision_recall_fscore_support(
-        truth, predicted, labels=labels, zero_division=0)
+    """advisor.intents.metrics.intent_report rounded for the manifest, with the confusion counts."""
+    report = intent_report(truth, predicted, labels)
     matrix = confusion_matrix(truth, predicted, labels=labels)
     return {
-        "n": len(truth),
-        "accuracy": round(float(accuracy_score(truth, predicted)), 4),
-        "macro_f1": round(float(f1.mean()), 4),
-        "per_class": {
-            label: {"precision": round(float(p), 4), "recall": round(float(r), 4), "f1": round(float(f), 4),
-                    "support": int(s)}
-            for label, p, r, f, s in zip(labels, precision, recall, f1, support)
-        },
+        "n": report["n"],
+        "accuracy": round(report["accuracy"], 4),
+        "macro_f1": round(report["macro_f1"], 4),
+        "per_class": {label: {"precision": round(scores["precision"], 4), "recall": round(scores["recall"], 4),
+                              "f1": round(scores["f1"], 4), "support": scores["support"]}
+                      for label, scores in report["per_class"].items()},
         "confusion": {t: {p: int(matrix[i][j]) for j, p in enumerate(labels)} for i, t in enumerate(labels)},
     }
 

@@ -1,4 +1,4 @@
-"""Intent routing by an LLM (method.md §A online step 2), over any OpenAI-compatible endpoint.
+"""Intent routing by an LLM (docs/method.md §A online step 2), over any OpenAI-compatible endpoint.
 
 A failed call (transport error after retries, malformed JSON, an intent outside the five) yields
 None for that message: the caller then uses the offline classifier. Nothing is invented here, and
@@ -10,17 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from advisor.intents import INTENTS
-from advisor.llm.few_shot import few_shot_messages
-from advisor.llm.client import JSONRequest, LLMClient, LLMFailure
+from advisor.llm.few_shot import FewShotClassifier
 
 PROMPT_VERSION = "intent-v1"
 SCHEMA_NAME = "intent_route"
-SCHEMA = {
-    "type": "object",
-    "properties": {"intent": {"type": "string", "enum": list(INTENTS)}},
-    "required": ["intent"],
-    "additionalProperties": False,
-}
 SYSTEM = (
     "You route messages that students send to a university's academic-advising assistant. "
     "Choose exactly one intent:\n"
@@ -46,22 +39,13 @@ EXAMPLES = (
 )
 
 
-def build_messages(text: str) -> list[dict]:
-    return few_shot_messages(SYSTEM, [(example, {"intent": intent}) for example, intent in EXAMPLES], text)
-
-
-class LLMIntentRouter:
-    name = "llm"
-    version = PROMPT_VERSION
-
-    def __init__(self, client: LLMClient):
-        self.client = client
+class LLMIntentRouter(FewShotClassifier):
+    version, schema_name = PROMPT_VERSION, SCHEMA_NAME
+    field, field_schema = "intent", {"type": "string", "enum": list(INTENTS)}
+    system, examples = SYSTEM, EXAMPLES
 
     def route(self, texts: Sequence[str]) -> list[str | None]:
         """One intent per message; None where the LLM failed (use the offline classifier there)."""
         if isinstance(texts, str):
             raise TypeError("route takes a list of messages, not one string")
-        answers = self.client.complete_json_many(
-            [JSONRequest(build_messages(text), SCHEMA, SCHEMA_NAME) for text in texts])
-        return [None if isinstance(result, LLMFailure) or result.get("intent") not in INTENTS else result["intent"]
-                for result, _usage in answers]
+        return [intent if intent in INTENTS else None for intent in self.decide(texts)]

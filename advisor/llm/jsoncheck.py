@@ -1,4 +1,4 @@
-"""Check a model's JSON against the schema we asked for.
+"""The JSON schemas we ask models for, and checking a model's JSON against them.
 
 Strict structured output is a request, not a guarantee: vLLM, Ollama and llama.cpp honour it to
 varying degrees, and a truncated reply breaks it anywhere. `jsonschema` (already present through
@@ -17,6 +17,12 @@ _TYPES = {
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
 }
+
+
+def strict_object(properties: dict) -> dict:
+    """An object with exactly these properties, all required: the form strict structured output
+    asks for (OpenAI's strict mode rejects optional or extra keys)."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
 def schema_error(instance: object, schema: dict) -> str | None:

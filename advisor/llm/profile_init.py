@@ -1,4 +1,4 @@
-"""Session-profile initialization by an LLM (method.md §A step 3): which profile attributes a
+"""Session-profile initialization by an LLM (docs/method.md §A online step 3): which profile attributes a
 question needs before it can be answered, and any values the question itself states.
 
 Offline, serving/dialogue/profiling.py does the same by rules (what the question retrieves, and

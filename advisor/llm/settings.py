@@ -7,10 +7,11 @@ the project runs its rule-based backends; `describe()` says so in plain words.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from advisor import environment
 
 DEFAULT_MODEL = "gpt-4o-mini"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -25,17 +26,7 @@ PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
     "gpt-4.1-nano": (0.10, 0.40),
 }
 
-# environment variable -> settings field
-ENV_VARS = {
-    "OPENAI_API_KEY": "api_key",
-    "OPENAI_BASE_URL": "base_url",
-    "ADVISOR_LLM_MODEL": "model",
-    "ADVISOR_LLM_CONCURRENCY": "concurrency",
-    "ADVISOR_LLM_TIMEOUT": "timeout",
-    "ADVISOR_LLM_MAX_RETRIES": "max_retries",
-    "ADVISOR_LLM_BACKOFF": "backoff",
-    "ADVISOR_LLM_INVALID_RETRIES": "invalid_output_retries",
-}
+ENV_VARS = environment.LLM_VARS  # environment variable -> settings field
 
 
 class LLMNotConfigured(RuntimeError):
@@ -70,7 +61,7 @@ class LLMSettings(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "LLMSettings":
         """Read the ENV_VARS; empty values count as unset. Errors name the variable."""
-        environ = os.environ if environ is None else environ
+        environ = environment.environ(environ)
         values = {field: environ[var].strip() for var, field in ENV_VARS.items() if environ.get(var, "").strip()}
         try:
             return cls(**values)

@@ -10,17 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from advisor.llm.client import JSONRequest, LLMClient, LLMFailure
-from advisor.llm.few_shot import few_shot_messages
+from advisor.llm.few_shot import FewShotClassifier
 
 PROMPT_VERSION = "time-v1"
 SCHEMA_NAME = "time_sensitivity"
-SCHEMA = {
-    "type": "object",
-    "properties": {"time_sensitive": {"type": "boolean"}},
-    "required": ["time_sensitive"],
-    "additionalProperties": False,
-}
 SYSTEM = (
     "You classify questions students ask a university advising assistant. A question is "
     "time-sensitive when its answer depends on dates or recent announcements: deadlines, "
@@ -36,20 +29,11 @@ EXAMPLES = (
 )
 
 
-def _messages(query: str) -> list[dict]:
-    return few_shot_messages(SYSTEM, [(example, {"time_sensitive": answer}) for example, answer in EXAMPLES], query)
-
-
-class LLMTimeClassifier:
-    name = "llm"
-    version = PROMPT_VERSION
-
-    def __init__(self, client: LLMClient):
-        self.client = client
+class LLMTimeClassifier(FewShotClassifier):
+    version, schema_name = PROMPT_VERSION, SCHEMA_NAME
+    field, field_schema = "time_sensitive", {"type": "boolean"}
+    system, examples = SYSTEM, EXAMPLES
 
     def classify(self, queries: Sequence[str]) -> list[bool | None]:
         """One decision per query; None where the LLM failed (use the rule there)."""
-        answers = self.client.complete_json_many(
-            [JSONRequest(_messages(q), SCHEMA, SCHEMA_NAME) for q in queries])
-        return [None if isinstance(result, LLMFailure) else bool(result["time_sensitive"])
-                for result, _usage in answers]
+        return [None if answer is None else bool(answer) for answer in self.decide(queries)]

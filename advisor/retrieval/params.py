@@ -1,9 +1,12 @@
-"""Every knob of profile-aware retrieval in one place (method.md §A, query steps 5-6), so an
-evaluation run can record exactly what it used (`asdict(params)`)."""
+"""Every knob of profile-aware retrieval in one place (docs/method.md §A online steps 5-6), so an
+evaluation run can record exactly what it used (`asdict(params)`). The defaults of the knobs an
+institution may set are the config's (advisor.config.RetrievalSettings): one number, one place."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from advisor.config import RetrievalSettings
 
 # Words that mark a query as time-sensitive (then dynamic notices get the larger share). Korean
 # entries match ignoring spaces (이번 학기 = 이번학기); English ones as whole words, case-insensitive.
@@ -17,17 +20,20 @@ TIME_WORDS: tuple[str, ...] = (
 )
 
 
+_CONFIGURED = RetrievalSettings()  # what an institution that sets nothing gets
+
+
 @dataclass(frozen=True)
 class RetrievalParams:
-    rrf_k: int = 60  # reciprocal rank fusion constant (the paper's k = 60)
-    static_k: int = 7  # aggregation to ten chunks: 7 static + 3 dynamic ...
-    dynamic_k: int = 3  # ... reversed (3 + 7) for time-sensitive queries
-    half_life_days: float = 90.0  # recency of dynamic chunks: score x 0.5 ** (age_days / half-life)
-    candidates: int = 100  # per signal and collection: the lists that are fused / re-weighted
+    rrf_k: int = _CONFIGURED.rrf_k
+    static_k: int = _CONFIGURED.static_k
+    dynamic_k: int = _CONFIGURED.dynamic_k
+    half_life_days: float = _CONFIGURED.half_life_days
+    candidates: int = _CONFIGURED.candidates
     # Dense search: exact (numpy over the eligible rows: perfect recall under any filter) or the
     # usearch HNSW index over-fetching candidates x ann_overfetch and filtering afterwards
     # (may return fewer eligible chunks than asked when the filter is selective).
-    dense_exact: bool = True
+    dense_exact: bool = _CONFIGURED.dense_exact
     ann_overfetch: int = 4
     # Order of the aggregated list: "score" (by collection-local score, the larger-share
     # collection first on ties) or "primary_first" (all of the larger-share collection, then the other).
@@ -39,9 +45,14 @@ class RetrievalParams:
     # - prefix_in_bm25: the paper prepends the profile to the query for both searches; written
     #   into BM25, "컴퓨터학과 2021학번" matches every page that names the department or a year,
     #   so by default only the dense search reads the prefix and BM25 the question's own words.
-    specificity: bool = True
-    prefix_in_bm25: bool = False
+    specificity: bool = _CONFIGURED.specificity
+    prefix_in_bm25: bool = _CONFIGURED.prefix_in_bm25
     extra: dict = field(default_factory=dict, compare=False)  # free-form notes recorded with a run
+
+    @property
+    def k(self) -> int:
+        """Chunks per retrieval: the aggregated list's two shares (the paper's 7 + 3 = 10)."""
+        return self.static_k + self.dynamic_k
 
 
 def params_from(settings: dict | None) -> RetrievalParams:

@@ -1,7 +1,7 @@
 """The session profile against chunk annotations: which values are known, the soft-augmentation
 prefix, the conflict rule of hard filtering, and that rule as tantivy queries and numpy masks.
 
-Conflict rule (method.md §A, query step 5): a chunk is dropped when a NON-NULL annotation conflicts
+Conflict rule (docs/method.md §A online step 5): a chunk is dropped when a NON-NULL annotation conflicts
 with a KNOWN profile value (categorical: the value is not in the chunk's set; range: the number
 is outside [min, max]). Null annotations and unknown profile attributes never filter.
 """

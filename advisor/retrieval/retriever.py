@@ -1,4 +1,4 @@
-"""proFILL retrieval (method.md §A, query steps 5-6), one library for serving and evaluation:
+"""proFILL retrieval (docs/method.md §A online steps 5-6), one library for serving and evaluation:
 soft profile augmentation, hard filtering inside each search, BM25 / dense / hybrid (RRF) per
 collection, recency weighting of dynamic chunks and the time-aware 7 + 3 aggregation."""
 

@@ -1,4 +1,5 @@
-"""Writing a generated college to disk: the site under ``root/site``, the manifest beside it."""
+"""Building a college: its generators in order, then the site written under ``root/site`` and the
+manifest beside it."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import datetime
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
 
 from .manifest import dumps
 from .model import Output
@@ -30,6 +32,23 @@ class SiteSummary:
     written: int = 0
     unchanged: int = 0
     deleted: int = 0
+
+
+def generate_site(file_for: Callable[[str], str], as_of: datetime.date, departments: Iterable[Any], *,
+                  college: Sequence[Callable[[Output, datetime.date], None]],
+                  per_department: Sequence[Callable[[Output, datetime.date, Any], None]],
+                  rest: Sequence[Callable[[Output, datetime.date], None]]) -> Output:
+    """A whole site in memory, built in the order every college follows (it is the manifest's
+    order): the college-wide pages, each department's pages, then the rest (PDFs, FAQ, ...)."""
+    out = Output(file_for)
+    for step in college:
+        step(out, as_of)
+    for dept in departments:
+        for dept_step in per_department:
+            dept_step(out, as_of, dept)
+    for step in rest:
+        step(out, as_of)
+    return out
 
 
 def write_site(root: Path, as_of: datetime.date, out: Output) -> SiteSummary:

@@ -66,6 +66,14 @@ def cid_font(name: str) -> str:
     return name
 
 
+def paragraph_styles(font: str, sizes: Mapping[str, tuple[float, float, float, float]]) -> dict[str, ParagraphStyle]:
+    """A college's paragraph styles from one table, kind -> (font size, leading, space before,
+    space after) in points, all in ``font``; the title is centred."""
+    return {kind: ParagraphStyle(kind, fontName=font, fontSize=size, leading=leading, spaceBefore=before,
+                                 spaceAfter=after, alignment=1 if kind == "title" else 0)
+            for kind, (size, leading, before, after) in sizes.items()}
+
+
 @dataclass(frozen=True)
 class PdfStyle:
     """What makes one college's PDFs look like its own."""

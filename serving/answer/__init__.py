@@ -1,4 +1,4 @@
-"""Writing the answer from the selected evidence (method.md §A online step 9, §B tiers 2-3).
+"""Writing the answer from the selected evidence (docs/method.md §A online step 9, §B tiers 2-3).
 
     extractive_answer(query, evidence, known, config, tokenize, split_sentences)  offline, verbatim
     LLMAnswerer(client).answer(query, evidence, known, config)                    grounded, cited

@@ -1,4 +1,4 @@
-"""The offline answer (method.md §A online step 9 without an LLM): the evidence's own sentences,
+"""The offline answer (docs/method.md §A online step 9 without an LLM): the evidence's own sentences,
 list items and table rows that best answer the question, quoted verbatim.
 
 Units are scored by the question's content morphemes they contain, rarer terms weighing more

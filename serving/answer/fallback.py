@@ -1,4 +1,4 @@
-"""URAG tier 3 (method.md §B.3): no evidence was found. With an LLM, a short generic answer from
+"""URAG tier 3 (docs/method.md §B.3): no evidence was found. With an LLM, a short generic answer from
 the model alone under a clear disclaimer; without one (or when the call fails), an honest
 no-answer that says what to do next. Never labelled "llm" unless a model wrote it.
 """
@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from advisor.config import InstitutionConfig
 from advisor.llm.client import LLMClient, LLMFailure
+from advisor.llm.jsoncheck import strict_object
 
 PROMPT_VERSION = "fallback-v1"
 SCHEMA_NAME = "fallback_answer"
-SCHEMA = {
-    "type": "object",
-    "properties": {"answer": {"type": "string"}},
-    "required": ["answer"],
-    "additionalProperties": False,
-}
+SCHEMA = strict_object({"answer": {"type": "string"}})
 SYSTEM = (
     "You are the academic-advising assistant of {institution}. Its documents hold nothing on this "
     "question, so answer from general knowledge only: briefly (two or three sentences), in the "

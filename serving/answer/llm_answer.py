@@ -1,4 +1,4 @@
-"""The grounded LLM answer (method.md §A online step 9, §B tier 2): the model sees the question, the
+"""The grounded LLM answer (docs/method.md §A online step 9, §B tier 2): the model sees the question, the
 student's known profile in words and the numbered evidence, and must answer from the evidence only,
 citing [n] after each claim. Output that cites nothing, cites outside 1..n or leaves a marker in
 the text unlisted is invalid: the client retries it, then gives up with an LLMFailure, and the

@@ -1,4 +1,4 @@
-"""The student-facing HTTP API (interfaces.md §4) and its web page.
+"""The student-facing HTTP API (docs/contracts.md §4) and its web page.
 
 `create_app(holder_or_loader, settings)` builds the app around an AdvisorHolder (or a zero-argument
 loader returning an Advisor, wrapped in one that loads once); tests inject a fake Advisor and a

@@ -1,4 +1,4 @@
-"""Request and response models of the HTTP API (interfaces.md §4), for validation and OpenAPI."""
+"""Request and response models of the HTTP API (docs/contracts.md §4), for validation and OpenAPI."""
 
 from __future__ import annotations
 

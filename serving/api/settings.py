@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from serving.dialogue.engine import MAX_MESSAGE_CHARS
+
 
 @dataclass(frozen=True)
 class ServingSettings:
     ttl: float = 30 * 60  # seconds a session may stay idle before it is forgotten
     max_sessions: int = 10_000  # when full, the least recently used session is evicted
-    max_message_chars: int = 1_000
+    max_message_chars: int = MAX_MESSAGE_CHARS  # longer is rejected with 422 before the engine sees it
     max_body_bytes: int = 16 * 1024  # checked before the JSON is parsed
     rate_per_minute: int = 60  # requests per client IP to /v1/*; 0 disables the limit
     reload_interval: float = 5.0  # seconds between two cheap checks of builds/LATEST

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-UNKNOWN_LABEL = "잘 모르겠어요"
+from serving.dialogue import templates
+
+UNKNOWN_LABEL = templates.text("unknown_option", "ko")  # the dialogue's own wording of "I don't know"
 EXIT_OK, EXIT_NO_BUILD, EXIT_BAD_INPUT = 0, 1, 2
 
 

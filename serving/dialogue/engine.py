@@ -1,4 +1,4 @@
-"""The advising dialogue (method.md §A online steps 2-9, §B tiers): one engine for the HTTP API,
+"""The advising dialogue (docs/method.md §A online steps 2-9, §B tiers): one engine for the HTTP API,
 `advisor ask` and the evaluation.
 
     advisor = open_advisor(builds_root, config)
@@ -14,6 +14,11 @@ enough for the calibrated threshold and it applies to the student); else tier 2:
 retrieval (soft prefix + hard filter), evidence selection, ONE evidence-driven follow-up question
 when a selected source depends on an attribute still unknown, re-retrieval, and an answer with
 citations; else tier 3: the disclaimed fallback.
+
+The engine is composed from its collaborators (tokenizer, embedder, retriever, router, FAQ store,
+LLM tasks, extractive answerer), all constructor arguments: `open_advisor` builds the served ones,
+and the evaluation passes caching ones (eval/memo.py) through the same constructor. The
+ablations of the evaluation are settings (`DialogueSettings`), not different code.
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
-from zoneinfo import ZoneInfo
 
 from advisor.config import InstitutionConfig
+from advisor.index.layout import FAQ_DIR, SERVING_FILE
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from serving.dialogue import profiling, templates
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
@@ -38,12 +43,13 @@ from serving.dialogue.types import Citation, Reply
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
 
-__all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "NoBuildError", "Session", "open_advisor"]
+__all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "ExtractiveAnswerer", "LLMTasks", "NoBuildError",
+           "Session", "open_advisor"]
 
-SERVING_FILE = "serving.json"  # in a build: the calibrated thresholds (written at build time)
-FAQ_DIR = "faq"
 TEMPLATE_INTENTS = ("greeting", "ability", "smalltalk")
-MAX_MESSAGE_CHARS = 4000
+# The longest message a student may send, whoever calls (the HTTP API, `advisor ask`, the evaluation); the API's
+# max_message_chars defaults to it, so its contract and the engine's own check are one number.
+MAX_MESSAGE_CHARS = 1_000
 
 
 class NoBuildError(RuntimeError):
@@ -52,7 +58,7 @@ class NoBuildError(RuntimeError):
 
 @dataclass(frozen=True)
 class DialogueSettings:
-    k: int = 10  # chunks per retrieval (the paper's 7 + 3)
+    k: int | None = None  # chunks per retrieval; None: the build's retrieval settings, static_k + dynamic_k
     # An attribute is needed up front when at least this rank-weighted share of the candidates
     # depends on it: a third means "a substantial part of the likely answers differ by it".
     need_share: float = 1 / 3
@@ -60,42 +66,84 @@ class DialogueSettings:
     # One evidence-driven follow-up turn per message (the paper's step 8), for documents and FAQ
     # entries alike; False is the "without re-retrieval" ablation: answer from the first retrieval.
     evidence_follow_up: bool = True
+    # The soft profile prefix written into the query, and the hard filter dropping sources (chunks
+    # and FAQ entries) that conflict with the profile; False is the ablation without it.
+    soft_prefix: bool = True
+    hard_filter: bool = True
+
+
+@dataclass(frozen=True)
+class LLMTasks:
+    """What the engine asks an LLM, each None offline (then the rules and the extractive answer
+    decide): the grounded answer, the time-sensitivity decision, the profile initialization; the
+    client itself for the fallback answer."""
+
+    client: Any = None
+    answerer: Any = None  # .answer(message, evidence, known, config) -> composed answer | failure
+    time_classifier: Any = None  # .classify([message]) -> [True | False | None]
+    profile_init: Any = None  # .initialize(message) -> (needed attributes, stated values) | None
+
+    @classmethod
+    def from_client(cls, client, config: InstitutionConfig) -> "LLMTasks":
+        if client is None:
+            return cls()
+        from advisor.llm.profile_init import LLMProfileInitializer
+        from advisor.llm.time_sensitivity import LLMTimeClassifier
+        from serving.answer.llm_answer import LLMAnswerer
+
+        return cls(client, LLMAnswerer(client), LLMTimeClassifier(client), LLMProfileInitializer(client, config))
+
+
+class ExtractiveAnswerer:
+    """The offline answer: the evidence's best-fitting sentences, verbatim, with citations."""
+
+    def __init__(self, config: InstitutionConfig, tokenizer) -> None:
+        self.config, self.tokenizer = config, tokenizer
+
+    def answer(self, message: str, evidence, known: Mapping[str, Any]):
+        from serving.answer.extractive import extractive_answer
+
+        return extractive_answer(message, evidence, known, self.config, self.tokenizer.content_morphemes,
+                                 self.tokenizer.split_sentences)
 
 
 class Advisor:
-    def __init__(self, build: IndexBuild, config: InstitutionConfig, *, tokenizer, llm_client=None,
-                 router: IntentRouter | None = None, faq_store=None, thresholds: Mapping | None = None,
+    def __init__(self, build: IndexBuild, config: InstitutionConfig, *, tokenizer, embedder=None, retriever=None,
+                 router: IntentRouter | None = None, stated: StatedValues | None = None, faq_store=None,
+                 thresholds: Mapping | None = None, llm: LLMTasks = LLMTasks(), extractive=None,
                  settings: DialogueSettings = DialogueSettings()):
+        """`build`'s chunks answered for `config`'s students. Collaborators left out are the plain
+        ones: the build's embedder, a Retriever over the build (with `tokenizer`), the rules for
+        stated values, no intent model (every message a question), no FAQ store, no LLM."""
         self.build, self.config, self.settings = build, config, settings
         self.schema = build.schema
         self.language = config.language
         self.params = params_from(build.manifest.get("lineage", {}).get("retrieval"))
-        self._tokenizer = tokenizer  # one Kiwi per process; it serializes its own calls (thread-safe)
-        self.retriever = Retriever(build, tokenizer.query_morphemes, self.params)
+        self.tokenizer = tokenizer  # one Kiwi per process; it serializes its own calls (thread-safe)
+        self.embedder = embedder if embedder is not None else build.embedder  # the FAQ tier's query vectors
+        self.retriever = retriever if retriever is not None else Retriever(build, tokenizer.query_morphemes,
+                                                                             self.params)
         # A message is read (Kiwi) and embedded once, however many tiers and turns look at it; per
         # Advisor, so a build swap (a new embedder) never reuses an old vector.
         self._message_terms = lru_cache(maxsize=1024)(self._read_message)
         self._faq_vector = lru_cache(maxsize=1024)(self._embed_message)
-        self.llm_client = llm_client
+        self.llm = llm
         self.router = router or IntentRouter()
         self.faq_store = faq_store
         self.thresholds = dict(thresholds or {})
-        self.stated = StatedValues(config)
+        self.stated = stated or StatedValues(config)
+        self.extractive = extractive or ExtractiveAnswerer(config, tokenizer)
         self.doc_limits = profiling.document_constraints(
             zip(c.chunks["doc_url"].to_list(), c.applies_to) for c in build.collections.values())
-        self._llm_answerer = self._time_classifier = self._profile_init = None
-        if llm_client is not None:
-            from advisor.llm.profile_init import LLMProfileInitializer
-            from advisor.llm.time_sensitivity import LLMTimeClassifier
-            from serving.answer.llm_answer import LLMAnswerer
-
-            self._llm_answerer, self._time_classifier = LLMAnswerer(llm_client), LLMTimeClassifier(llm_client)
-            self._profile_init = LLMProfileInitializer(llm_client, config)
 
     # ------------------------------------------------------------------ public API
     @property
     def build_id(self) -> str:
         return self.build.build_id
+
+    @property
+    def llm_client(self):
+        return self.llm.client
 
     def index_info(self) -> dict:
         manifest = self.build.manifest
@@ -119,7 +167,7 @@ class Advisor:
         if (message is None) == (profile is None):
             raise DialogueInputError("message", "send either a message or profile answers, not both or neither")
         started = time.perf_counter()
-        today = today or datetime.now(ZoneInfo(self.config.timezone)).date()
+        today = today or self.config.today()
         if profile is not None:
             reply = self._on_answers(session, profile, today)
         else:
@@ -149,7 +197,7 @@ class Advisor:
                          trace={"routing": routing})
         pending = Pending(message=message, intent=intent, stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
-        initialized = self._profile_init.initialize(message) if self._profile_init is not None else None
+        initialized = self.llm.profile_init.initialize(message) if self.llm.profile_init is not None else None
         stated = self.stated.read(message) if initialized is None else initialized[1]
         taken = {}
         for name, value in stated.items():
@@ -221,7 +269,7 @@ class Advisor:
             pending.relevant |= set(known_but_unwritten)
             result = self._retrieve(pending, session, today)
             evidence = select_evidence(result.chunks)
-        if not evidence or not self._qualifies(pending.query, evidence):
+        if not evidence or not self.qualifies(pending.query, evidence):
             return self._finish(session, pending, self._fallback(pending, session))
         follow_up = follow_up_attributes(evidence, session, self.schema)
         if follow_up and can_follow_up and self.settings.evidence_follow_up:
@@ -237,19 +285,38 @@ class Advisor:
         return reply
 
     # ------------------------------------------------------------------ retrieval and tiers
+    def retrieve(self, query: str, known: Mapping[str, Any] | None, *, soft, k: int | None = None,
+                 hard: bool = True, time_sensitive: bool | None = None, today: date | None = None) -> RetrievalResult:
+        """The dialogue's hybrid retrieval (k: the settings' depth unless given) with the settings'
+        mechanisms: `soft` (the attributes the prefix may write, or True/False) and `hard` are
+        turned off where an ablation says so."""
+        return self.retriever.search(query, known, mode="hybrid", k=k or self.settings.k or self.params.k,
+                                     soft=soft if self.settings.soft_prefix else False,
+                                     hard=hard and self.settings.hard_filter, time_sensitive=time_sensitive,
+                                     today=today)
+
+    def faq_search(self, query: str, known: Mapping[str, Any] | None, hard: bool = True) -> list:
+        """The FAQ entries closest to `query` (best first, scored; no threshold), those that
+        conflict with `known` left out when `hard`."""
+        if self.faq_store is None:
+            return []
+        return self.faq_store.search(self._faq_vector(query), known, k=self.settings.faq_candidates, hard=hard,
+                                     query_tokens=self._message_terms(query)[1])
+
     def _retrieve(self, pending: Pending, session: Session, today: date, hard: bool = True) -> RetrievalResult:
         if "time_sensitive_llm" not in pending.trace:  # one LLM decision per question, not per retrieval
-            pending.trace["time_sensitive_llm"] = (self._time_classifier.classify([pending.message])[0]
-                                                   if self._time_classifier is not None else None)
+            classifier = self.llm.time_classifier
+            pending.trace["time_sensitive_llm"] = (classifier.classify([pending.message])[0]
+                                                   if classifier is not None else None)
         time_sensitive = pending.trace["time_sensitive_llm"]  # None: the word rule decides
-        result = self.retriever.search(pending.query, session.known, mode="hybrid", k=self.settings.k,
-                                       soft=pending.relevant, hard=hard, time_sensitive=time_sensitive, today=today)
+        result = self.retrieve(pending.query, session.known, soft=pending.relevant, hard=hard,
+                               time_sensitive=time_sensitive, today=today)
         pending.trace["retrievals"].append({"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
                                             "doc_urls": [c.doc_url for c in result.chunks]})
         pending.trace["last_retrieval"] = result
         return result
 
-    def _qualifies(self, message: str, evidence) -> bool:
+    def qualifies(self, message: str, evidence) -> bool:
         """Tier 2 needs real evidence: a selected chunk must contain one of the question's key words
         (nouns, names, numbers), not only share its sentence frame or be a semantic neighbour. A
         question with no key words at all needs a lexical (BM25) match."""
@@ -260,10 +327,10 @@ class Advisor:
 
     def _read_message(self, message: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(content morphemes, key words) of a message."""
-        return (tuple(self._tokenizer.content_morphemes([message])[0]), tuple(self._tokenizer.key_words([message])[0]))
+        return (tuple(self.tokenizer.content_morphemes([message])[0]), tuple(self.tokenizer.key_words([message])[0]))
 
     def _embed_message(self, message: str):
-        return self.build.embedder.embed([message], [list(self._message_terms(message)[0])])[0]
+        return self.embedder.embed([message], [list(self._message_terms(message)[0])])[0]
 
     def _unsettled(self, applies_to: Mapping, session: Session) -> list[str]:
         return [n for n in self.schema if applies_to.get(n) is not None and not session.settled(n)]
@@ -274,9 +341,7 @@ class Advisor:
         threshold = self.thresholds.get("faq_threshold")
         if self.faq_store is None or threshold is None:
             return []
-        matches = self.faq_store.search(self._faq_vector(pending.query), session.known,
-                                        k=self.settings.faq_candidates,
-                                        query_tokens=self._message_terms(pending.query)[1])
+        matches = self.faq_search(pending.query, session.known, hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         return [m for m in matches if m.score >= threshold]
@@ -291,8 +356,8 @@ class Advisor:
 
     def _documents_reply(self, evidence, session: Session, pending: Pending) -> Reply:
         composed, note = None, None
-        if self._llm_answerer is not None:
-            outcome = self._llm_answerer.answer(pending.message, evidence, session.known, self.config)
+        if self.llm.answerer is not None:
+            outcome = self.llm.answerer.answer(pending.message, evidence, session.known, self.config)
             if hasattr(outcome, "text"):
                 composed = outcome
             else:  # an LLM failure: the extractive answer, labelled as such
@@ -312,12 +377,8 @@ class Advisor:
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
 
     def offline_answer(self, message: str, evidence, known: Mapping[str, Any]):
-        """The extractive answer from `evidence`: a method of its own so the evaluation can memoize
-        it across systems that reach the same evidence (eval/memo.py)."""
-        from serving.answer.extractive import extractive_answer
-
-        return extractive_answer(message, evidence, known, self.config, self._tokenizer.content_morphemes,
-                                 self._tokenizer.split_sentences)
+        """The extractive answer from `evidence` (also the evaluation's baselines' answer)."""
+        return self.extractive.answer(message, evidence, known)
 
     def _fallback(self, pending: Pending, session: Session) -> Reply:
         from serving.answer.fallback import fallback_answer
@@ -388,6 +449,6 @@ def open_advisor(builds_root: Path, config: InstitutionConfig, llm_settings=None
         from advisor.faq.store import FAQStore
 
         faq_store = FAQStore.load(directory / FAQ_DIR, build.schema)
-    return Advisor(build, config, tokenizer=tokenizer, llm_client=client,
+    return Advisor(build, config, tokenizer=tokenizer, llm=LLMTasks.from_client(client, config),
                    router=IntentRouter.from_build(directory, client), faq_store=faq_store,
                    thresholds=load_thresholds(directory), settings=settings)

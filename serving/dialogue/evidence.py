@@ -1,4 +1,4 @@
-"""Evidence selection and the applicability check (method.md §A steps 7-8)."""
+"""Evidence selection and the applicability check (docs/method.md §A online steps 7-8)."""
 
 from __future__ import annotations
 

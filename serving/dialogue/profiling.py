@@ -1,4 +1,4 @@
-"""Query-driven profiling (method.md §A steps 3-4): which profile attributes a question needs,
+"""Query-driven profiling (docs/method.md §A online steps 3-4): which profile attributes a question needs,
 which values it states itself, the questions to ask (predefined options, never free text) and
 the validation of the student's answers.
 
@@ -22,7 +22,6 @@ from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
 from advisor.index import fields
-from serving.dialogue import templates
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
 from advisor.retrieval.results import RetrievedChunk
@@ -91,7 +90,7 @@ def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mappin
 
 def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted=lambda name: True) -> list[str]:
     """Attributes a selected chunk is limited on that `wanted` accepts (the applicability check of
-    method.md §A step 7 asks for the unsettled ones), most supported first, then schema order."""
+    docs/method.md §A online step 7 asks for the unsettled ones), most supported first, then schema order."""
     counts: dict[str, int] = defaultdict(int)
     for chunk in evidence:
         for name, value in chunk.applies_to.items():
@@ -110,10 +109,6 @@ def question_for(name: str, schema: fields.Schema, reason: str) -> Question:
     else:
         options = [Option(v, attribute.value_text(v)) for v in range(attribute.min, attribute.max + 1)]
     return Question(attribute=name, question=attribute.question, options=options, reason=reason)
-
-
-def unknown_label(language: str) -> str:
-    return templates.text("unknown_option", language)
 
 
 # ----------------------------------------------------------------------------- answers
@@ -166,7 +161,7 @@ _SELF_BEFORE = r"(?:저는|전|나는|난|제가|I am|I'm|I’m)\s*(?:\S+\s+)?"
 
 
 class StatedValues:
-    """Profile values the question itself states (method.md §A step 3)."""
+    """Profile values the question itself states (docs/method.md §A online step 3)."""
 
     def __init__(self, config: InstitutionConfig):
         self.config = config

@@ -1,11 +1,12 @@
-"""Intent routing (method.md §A step 2): the LLM when one is configured, else (and whenever the
+"""Intent routing (docs/method.md §A online step 2): the LLM when one is configured, else (and whenever the
 LLM call fails) the classifier trained at build time and saved in the index build."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-INTENT_DIR = "intent"
+from advisor.index.layout import INTENT_DIR
+
 FALLBACK_INTENT = "retrieval"  # with no model at all, every message is taken as a question
 
 

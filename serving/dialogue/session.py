@@ -1,4 +1,4 @@
-"""One conversation's state, in memory only (method.md §A step 9: the profile lives for the
+"""One conversation's state, in memory only (docs/method.md §A online step 9: the profile lives for the
 session and is discarded afterwards). Plain data: it survives an index-build swap unchanged."""
 
 from __future__ import annotations

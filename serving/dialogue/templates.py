@@ -1,4 +1,4 @@
-"""Replies that need no retrieval: greeting, ability and smalltalk (method.md §A step 2), and the
+"""Replies that need no retrieval: greeting, ability and smalltalk (docs/method.md §A online step 2), and the
 wording of the notes added to answers. Korean by default, English for `language: en`."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the dialogue engine returns to its callers (the HTTP API, `advisor ask`, the evaluation).
 
-The JSON shape of `Reply.as_api()` is the contract of interfaces.md §4 (`POST /v1/chat`); fields
+The JSON shape of `Reply.as_api()` is the contract of docs/contracts.md §4 (`POST /v1/chat`); fields
 beyond it are optional extensions. `Reply.trace` is for evaluation and debugging only: the API
 never serializes it (it can hold the profile).
 """
@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 INTENTS = ("greeting", "ability", "faq", "smalltalk", "retrieval")
 TIERS = ("template", "faq", "documents", "fallback")
-# How an answer's text was made: never present an offline answer as an LLM's (developers' guide)
+# How an answer's text was made: never present an offline answer as an LLM's (docs/method.md, "What neither paper has")
 ANSWER_METHODS = ("template", "faq_verbatim", "extractive", "llm", "fallback")
 
 

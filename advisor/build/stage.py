@@ -2,8 +2,8 @@
 
 Inputs: chunks, their cached Kiwi tokens, one annotator's annotations, and the URAG-D augmented
 texts. BM25 sees the indexed text (the topic / title / keyword prefix, then the chunk: the prefix
-helps lexical matching, method §A.3); the embedder sees the same text. Beside the plain indexes the
-build holds a second set over the augmented texts (URAG-D, method §B.4: what the `urag` system
+helps lexical matching, docs/method.md §A.3); the embedder sees the same text. Beside the plain indexes the
+build holds a second set over the augmented texts (URAG-D, docs/method.md §B.4: what the `urag` system
 searches), with the LLM's rewriting where there is one, else the extractive summary. An unchanged input (same chunks, annotations, tokenizer,
 embedder choice and code) publishes nothing new: the latest build already serves it.
 """
@@ -23,12 +23,11 @@ from advisor.config import InstitutionConfig
 from advisor.faq import calibrate, paraphrase, store
 from advisor.intents import classifier
 from advisor.intents.dataset import load_intent_examples
-from advisor.index import build, records as index_records, serving_artifacts
+from advisor.build import records as index_records, serving_artifacts
+from advisor.index import layout, writer
 from advisor.index.store import latest_build_dir
 from advisor.lakehouse import insert_rows, latest_run, scalar
 from advisor.versioning import code_version
-
-BUILDS_DIR = "builds"
 
 
 @dataclass
@@ -55,7 +54,7 @@ def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_
                        FROM chunk_annotations WHERE annotator = ?""", [annotator]),
         scalar(con, "SELECT string_agg(chunk_id || method || md5(augmented_text), '|' ORDER BY chunk_id, method) "
                     "FROM chunk_augmentations"),
-        tokenizer_version, embedder_choice, code_version(build, index_records),
+        tokenizer_version, embedder_choice, code_version(writer, index_records),
     ):
         digest.update(str(part).encode())
         digest.update(b"\0")
@@ -66,7 +65,7 @@ def _serving_code_version() -> str:
     return code_version(serving_artifacts, classifier, calibrate, paraphrase, store)
 
 
-def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], embedder) -> build.Augmented:
+def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], embedder) -> writer.Augmented:
     """Each record's URAG-D text (the LLM's rewriting where there is one, else the extractive one;
     a chunk not augmented yet keeps its indexed text), tokenized through the token cache."""
     chosen = dict(con.execute("""SELECT chunk_id, arg_max(augmented_text, method = 'llm') FROM chunk_augmentations
@@ -74,14 +73,14 @@ def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], e
     methods = sorted({m for (m,) in con.execute("SELECT DISTINCT method FROM chunk_augmentations").fetchall()})
     texts = [chosen.get(r["chunk_id"], r["indexed_text"]) for r in records]
     tokens = [[form for form, _ in found] for found in cached_tokens(con, tokenizer, texts)]
-    return build.Augmented("+".join(methods) or "none", texts, tokens, embedder.embed(texts, tokens))
+    return writer.Augmented("+".join(methods) or "none", texts, tokens, embedder.embed(texts, tokens))
 
 
 def _latest_fingerprint(builds_root: Path) -> tuple[str, Path] | None:
     directory = latest_build_dir(builds_root)
     if directory is None:
         return None
-    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest = layout.read_manifest(directory)
     return manifest.get("lineage", {}).get("input_fingerprint"), directory
 
 
@@ -98,12 +97,12 @@ def build_index(
     enrich=None,  # URAG-F: (build, seed FAQ entries) -> Enrichment, with an LLM; see serving_artifacts
 ) -> BuildOutcome:
     started = datetime.now(timezone.utc)
-    builds_root = Path(warehouse) / BUILDS_DIR
+    builds_root = layout.builds_dir(warehouse)
     fingerprint = input_fingerprint(con, annotator, tokenizer_version_for(config), embedder_choice,
                                     "llm" if enrich is not None else "off")
     latest = _latest_fingerprint(builds_root)
     if latest is not None and latest[0] == fingerprint:
-        manifest = json.loads((latest[1] / "manifest.json").read_text())
+        manifest = layout.read_manifest(latest[1])
         return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0, manifest.get("serving", {}))
 
     tokenizer = tokenizer_for(config)
@@ -137,7 +136,7 @@ def build_index(
         sweep.extend({**p, "build_id": build_id, "embedder": embedder.name} for p in points)
         return summary
 
-    manifest = build.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
+    manifest = writer.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
                                  keep=config.pipeline.keep_builds, finalize=finalize, augmented=augmented)
     insert_rows(con, "faq_threshold_sweep", sweep)
     insert_rows(con, "index_builds", [{
@@ -148,7 +147,7 @@ def build_index(
         "chunks_static": manifest.counts.get("static", 0), "chunks_dynamic": manifest.counts.get("dynamic", 0),
         "manifest": json.dumps(manifest.to_json(), ensure_ascii=False, default=str),
     }])
-    insert_rows(con, "index_build_chunks", [  # the build's chunks, for lineage joins (advisor/history.py)
+    insert_rows(con, "index_build_chunks", [  # the build's chunks, for lineage joins (advisor/lakehouse/history.py)
         {"build_id": manifest.build_id, "chunk_id": r["chunk_id"], "collection": r["collection"]} for r in records])
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
     return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds, manifest.serving)

@@ -18,19 +18,16 @@ from typing import Callable, Sequence
 
 from advisor.faq.calibrate import calibrate
 from advisor.faq.store import FAQStore, faq_entries_from_build, write_faq_store
+from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
 from advisor.intents.classifier import IntentClassifier, evaluate
 from advisor.retrieval import Retriever, params_from
-
-SERVING_FILE = "serving.json"
-FAQ_DIR = "faq"
-INTENT_DIR = "intent"
 
 
 def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequence,
                     enrich: Callable | None = None) -> tuple[dict, list[dict]]:
     """Write the FAQ store, the intent model and serving.json into `build_dir`. `enrich(build)`
-    (URAG-F, with an LLM) returns an advisor.llm.faq_enrichment.Enrichment: its entries join the
+    (URAG-F, with an LLM) returns an advisor.faq.enrichment.Enrichment: its entries join the
     store, and its held-apart paraphrases calibrate the threshold instead of rule paraphrases.
     Returns (summary for the manifest, the threshold sweep's rows for the lakehouse)."""
     build_dir = Path(build_dir)

@@ -1,17 +1,10 @@
-"""Write one index build (method.md §A, indexing step 5): per collection (static, dynamic) a BM25
+"""Write one index build (docs/method.md §A.5): per collection (static, dynamic) a BM25
 index over Kiwi content morphemes (tantivy) with the profile annotation as filter fields, a dense
 index (usearch, cosine) plus the raw vectors for exact search, and a chunk store the serving side
 reads without DuckDB. The folder is written under a temporary name and published atomically
-(layout.py), so serving only ever sees complete builds.
-
-    <build_id>/
-      manifest.json        # id, time, counts, schema, lineage, format version
-      chunks.parquet       # one row per chunk: text, URL, title, annotation, dates, ... + (collection, row)
-      embedder/            # the embedder saved itself here (loaded for queries)
-      static/  tantivy/  vectors.npy  vectors.usearch
-      dynamic/ tantivy/  vectors.npy  vectors.usearch   (vectors.usearch absent when empty)
-      augmented/static/ augmented/dynamic/   # URAG-D: the same chunks indexed by their augmented text
-      faq/ intent/ serving.json   # the dialogue's artifacts (serving_artifacts.py, via `finalize`)
+(layout.py, which also names every file of a build), so serving only ever sees complete builds.
+The chunk store has one row per chunk: text, URL, title, annotation, dates, ... + (collection, row).
+The dialogue's artifacts (faq/, intent/, serving.json) are added by serving_artifacts.py, via `finalize`.
 
 The chunk store keeps each chunk's index tokens, so a reader can index the same chunks under other
 labels (advisor/index/relabel.py: the evaluation's true-label system) without Kiwi.
@@ -34,17 +27,10 @@ from usearch.index import Index as UsearchIndex
 from usearch.index import MetricKind
 
 from advisor.index import fields, layout
-
-FORMAT_VERSION = 2  # 2: tokens in the chunk store, optional augmented/ collections
-READABLE_FORMATS = (1, 2)
-COLLECTIONS = ("static", "dynamic")
-MANIFEST = "manifest.json"
-CHUNKS_FILE = "chunks.parquet"
-EMBEDDER_DIR = "embedder"
-TANTIVY_DIR = "tantivy"
-VECTORS_NPY = "vectors.npy"
-VECTORS_USEARCH = "vectors.usearch"
-AUGMENTED_DIR = "augmented"
+from advisor.index.layout import (
+    AUGMENTED_DIR, CHUNKS_FILE, COLLECTIONS, EMBEDDER_DIR, FORMAT_VERSION, MANIFEST, TANTIVY_DIR, VECTORS_NPY,
+    VECTORS_USEARCH,
+)
 
 CHUNK_SCHEMA = {
     "chunk_id": pl.String, "collection": pl.String, "row": pl.Int64, "doc_url": pl.String,
@@ -56,7 +42,7 @@ CHUNK_SCHEMA = {
 
 @dataclass(frozen=True)
 class Augmented:
-    """URAG-D (method.md §B.4): every record's augmented text, its index tokens and vectors, in
+    """URAG-D (docs/method.md §B.4): every record's augmented text, its index tokens and vectors, in
     record order; written as a second set of collections beside the plain ones."""
 
     method: str  # "extractive" | "llm"
@@ -230,27 +216,6 @@ def _jsonable(value):
 
 # --------------------------------------------------------------------------- one collection
 
-def tantivy_schema(schema: Mapping) -> tantivy.Schema:
-    builder = tantivy.SchemaBuilder()
-    builder.add_integer_field(fields.ROW_FIELD, stored=True, indexed=False, fast=True)
-    # Term frequencies are all BM25 needs; positions would only serve phrase queries we never run.
-    builder.add_text_field(fields.BODY_FIELD, stored=False, tokenizer_name=fields.BODY_TOKENIZER, index_option="freq")
-    for name, attribute in schema.items():
-        if fields.is_categorical(attribute):
-            builder.add_text_field(fields.cat_field(name), stored=False, tokenizer_name="raw", index_option="basic")
-        else:
-            builder.add_integer_field(fields.min_field(name), stored=False, indexed=True, fast=True)
-            builder.add_integer_field(fields.max_field(name), stored=False, indexed=True, fast=True)
-    return builder.build()
-
-
-def register_tokenizer(index: tantivy.Index) -> None:
-    """Whitespace + lowercase over Kiwi morphemes joined by spaces. Tantivy does not persist it:
-    call after every Index(...) / Index.open(...)."""
-    analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).filter(tantivy.Filter.lowercase()).build()
-    index.register_tokenizer(fields.BODY_TOKENIZER, analyzer)
-
-
 def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: np.ndarray, schema: Mapping) -> None:
     (directory / TANTIVY_DIR).mkdir(parents=True)
     bm25_index(directory / TANTIVY_DIR, rows, tokens, schema)
@@ -263,8 +228,8 @@ def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: 
 
 def bm25_index(directory: Path | None, rows: list[dict], tokens: list, schema: Mapping) -> tantivy.Index:
     """The BM25 index of `rows` (in RAM when `directory` is None), committed."""
-    index = tantivy.Index(tantivy_schema(schema), path=None if directory is None else str(directory))
-    register_tokenizer(index)
+    index = tantivy.Index(fields.tantivy_schema(schema), path=None if directory is None else str(directory))
+    fields.register_tokenizer(index)
     # One thread: one segment in insertion order, and a deterministic index for the same input.
     writer = index.writer(heap_size=64_000_000, num_threads=1)
     for row, row_tokens in zip(rows, tokens):

@@ -1,4 +1,5 @@
-"""Intent-routing metrics: per-class precision/recall/F1 (method.md §A, "intent routing")."""
+"""Intent-routing metrics: per-class precision/recall/F1 (docs/method.md §A, "intent routing"): one
+computation for the build (advisor/intents/classifier.py `evaluate`) and the evaluation (eval/)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def intent_report(gold: Sequence[str], predicted: Sequence[str], labels: Sequenc
     Returns {"n", "accuracy", "macro_f1", "per_class": {label: {"precision", "recall", "f1",
     "support"}}}.
     """
-    # sklearn is imported here so that `eval.metrics` stays quick to import.
+    # sklearn is imported here so that `eval.metrics`, which re-exports this, stays quick to import.
     from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
     if isinstance(gold, str) or isinstance(predicted, str):

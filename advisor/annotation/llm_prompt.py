@@ -1,4 +1,4 @@
-"""The profile-annotation prompt (method.md §A step 4): schema, instructions, few-shot examples.
+"""The profile-annotation prompt (docs/method.md §A.4): schema, instructions, few-shot examples.
 
 Everything institution-specific comes from the config's profile schema, so a new institution's
 attributes need no code change: the JSON schema, the attribute list with canonical values and
@@ -7,10 +7,10 @@ aliases, and even the few-shot examples (built from the schema's own values) fol
 
 from __future__ import annotations
 
-import json
-
 from advisor.annotation.model import ChunkContext, needs_of, normalize
 from advisor.config import CategoricalAttribute, InstitutionConfig, RangeAttribute
+from advisor.llm.few_shot import few_shot_messages
+from advisor.llm.jsoncheck import strict_object
 
 PROMPT_VERSION = "annotate-v1"  # bump when the wording or the examples change
 SCHEMA_NAME = "chunk_applicability"
@@ -47,12 +47,9 @@ Answer with one JSON object holding every attribute and "needs", nothing else.
 Profile schema:
 {attributes}"""
 
-USER = """\
-Document title: {title}
-URL: {url}
-Kind: {kind} ({collection}){published}
-Breadcrumbs: {breadcrumbs}
-Heading path: {headings}{aliases}
+# How every chunk prompt ends (this one and URAG-D augmentation's): the document's opening text,
+# then the chunk itself, each fenced so that neither can pass for an instruction.
+CONTEXT_TAIL = """\
 Document opening text:
 <<<
 {lead}
@@ -62,6 +59,14 @@ Chunk:
 {text}
 >>>"""
 
+USER = """\
+Document title: {title}
+URL: {url}
+Kind: {kind} ({collection}){published}
+Breadcrumbs: {breadcrumbs}
+Heading path: {headings}{aliases}
+""" + CONTEXT_TAIL
+
 
 def build_schema(config: InstitutionConfig) -> dict:
     """The strict JSON schema for one annotation, built from the profile schema."""
@@ -69,12 +74,7 @@ def build_schema(config: InstitutionConfig) -> dict:
         raise ValueError('a profile attribute may not be called "needs": the annotation uses that key')
     properties = {name: _attribute_schema(attr) for name, attr in config.profile.items()}
     properties["needs"] = {"type": "array", "items": {"type": "string", "enum": list(config.profile)}}
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    return strict_object(properties)
 
 
 def _attribute_schema(attribute: CategoricalAttribute | RangeAttribute) -> dict:
@@ -89,12 +89,8 @@ def _attribute_schema(attribute: CategoricalAttribute | RangeAttribute) -> dict:
 
 
 def build_messages(config: InstitutionConfig, context: ChunkContext) -> list[dict]:
-    messages = [{"role": "system", "content": system_message(config)}]
-    for example, answer in few_shot_examples(config):
-        messages.append({"role": "user", "content": user_message(example)})
-        messages.append({"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)})
-    messages.append({"role": "user", "content": user_message(context)})
-    return messages
+    examples = [(user_message(example), answer) for example, answer in few_shot_examples(config)]
+    return few_shot_messages(system_message(config), examples, user_message(context))
 
 
 def system_message(config: InstitutionConfig) -> str:
@@ -114,17 +110,24 @@ def user_message(context: ChunkContext) -> str:
         for url, crumbs in zip(context.alias_urls, context.alias_contexts or [()] * len(context.alias_urls))
     )
     return USER.format(
-        title=context.doc_title or "-",
+        **context_fields(context, LEAD_CHARS),
         url=context.doc_url,
         kind=context.kind,
         collection=context.collection,
         published=f", published {context.published_on.isoformat()}" if context.published_on else "",
-        breadcrumbs=" > ".join(context.breadcrumbs) or "-",
-        headings=" > ".join(context.heading_path) or "-",
         aliases=aliases,
-        lead=context.doc_lead[:LEAD_CHARS].strip() or "-",
-        text=context.text.strip(),
     )
+
+
+def context_fields(context: ChunkContext, lead_chars: int) -> dict[str, str]:
+    """What every chunk prompt shows of the chunk and its document, "-" where there is nothing."""
+    return {
+        "title": context.doc_title or "-",
+        "breadcrumbs": " > ".join(context.breadcrumbs) or "-",
+        "headings": " > ".join(context.heading_path) or "-",
+        "lead": context.doc_lead[:lead_chars].strip() or "-",
+        "text": context.text.strip(),
+    }
 
 
 def few_shot_examples(config: InstitutionConfig) -> list[tuple[ChunkContext, dict]]:

@@ -1,4 +1,4 @@
-"""URAG-D document augmentation (method.md §B.4): every chunk rewritten to stand on its own in
+"""URAG-D document augmentation (docs/method.md §B.4): every chunk rewritten to stand on its own in
 the light of its document's general context, with a one-sentence summary to prepend.
 
 Same caching, retries and usage accounting as the annotator (advisor.llm.batch).
@@ -6,27 +6,24 @@ Same caching, retries and usage accounting as the annotator (advisor.llm.batch).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
 
+from advisor.annotation.llm_prompt import CONTEXT_TAIL, context_fields
 from advisor.annotation.model import ChunkContext
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure
+from advisor.llm.few_shot import few_shot_messages
+from advisor.llm.jsoncheck import strict_object
 
 PROMPT_VERSION = "augment-v1"  # bump when the wording or the example changes
 TASK = "augment"
 SCHEMA_NAME = "chunk_augmentation"
 LEAD_CHARS = 800
 
-SCHEMA = {
-    "type": "object",
-    "properties": {"summary": {"type": "string"}, "rewritten": {"type": "string"}},
-    "required": ["summary", "rewritten"],
-    "additionalProperties": False,
-}
+SCHEMA = strict_object({"summary": {"type": "string"}, "rewritten": {"type": "string"}})
 
 SYSTEM = """\
 You prepare chunks of a university's documents for retrieval. You get the document's general \
@@ -42,14 +39,7 @@ USER = """\
 Document title: {title}
 Breadcrumbs: {breadcrumbs}
 Heading path: {headings}
-Document opening text:
-<<<
-{lead}
->>>
-Chunk:
-<<<
-{text}
->>>"""
+""" + CONTEXT_TAIL
 
 # One worked example beside the prompt: a chunk that is ambiguous without its page's context.
 EXAMPLE = (
@@ -90,22 +80,11 @@ def check_augmentation(data: dict) -> str | None:
 
 def build_messages(context: ChunkContext) -> list[dict]:
     example, answer = EXAMPLE
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": user_message(example)},
-        {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)},
-        {"role": "user", "content": user_message(context)},
-    ]
+    return few_shot_messages(SYSTEM, [(user_message(example), answer)], user_message(context))
 
 
 def user_message(context: ChunkContext) -> str:
-    return USER.format(
-        title=context.doc_title or "-",
-        breadcrumbs=" > ".join(context.breadcrumbs) or "-",
-        headings=" > ".join(context.heading_path) or "-",
-        lead=context.doc_lead[:LEAD_CHARS].strip() or "-",
-        text=context.text.strip(),
-    )
+    return USER.format(**context_fields(context, LEAD_CHARS))
 
 
 class LLMAugmenter:

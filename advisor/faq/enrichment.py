@@ -1,4 +1,4 @@
-"""URAG-F FAQ enrichment (method.md §B.5), only when an LLM is configured:
+"""URAG-F FAQ enrichment (docs/method.md §B.5), only when an LLM is configured:
 
 (a) paraphrases of every seed FAQ question, each stored as a new entry with the seed's verbatim
     answer (origin "llm_paraphrase", source_url = the seed entry's URL);
@@ -28,6 +28,7 @@ import duckdb
 from advisor.index.store import IndexBuild
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
+from advisor.llm.jsoncheck import strict_object
 from advisor.faq.store import FAQ_KIND, FAQEntry
 
 PARAPHRASE_TASK, PAIRS_TASK = "faq_paraphrase", "faq_pairs"
@@ -37,23 +38,9 @@ DEFAULT_PARAPHRASES = 5  # per seed question (the paper used about 20; each is a
 DEFAULT_PAIRS = 3  # at most, per chunk
 MAX_CHUNK_CHARS = 2000  # a chunk is at most 800 characters; this only guards odd inputs
 
-PARAPHRASE_SCHEMA = {
-    "type": "object",
-    "properties": {"paraphrases": {"type": "array", "items": {"type": "string"}}},
-    "required": ["paraphrases"],
-    "additionalProperties": False,
-}
-PAIRS_SCHEMA = {
-    "type": "object",
-    "properties": {"pairs": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"question": {"type": "string"}, "answer": {"type": "string"}},
-        "required": ["question", "answer"],
-        "additionalProperties": False,
-    }}},
-    "required": ["pairs"],
-    "additionalProperties": False,
-}
+PARAPHRASE_SCHEMA = strict_object({"paraphrases": {"type": "array", "items": {"type": "string"}}})
+PAIRS_SCHEMA = strict_object({"pairs": {"type": "array", "items": strict_object(
+    {"question": {"type": "string"}, "answer": {"type": "string"}})}})
 
 PARAPHRASE_SYSTEM = """\
 You help a university's advising assistant recognise the many ways students ask the same \
@@ -128,6 +115,18 @@ class Enrichment:
         return sum(self.failures.values())
 
 
+def _answered(task: CachedJSONTask, sources: Sequence, messages: list[list[dict]], result: Enrichment) -> list[tuple]:
+    """(source, reply) for every source the model answered; the others are counted as failures
+    (skipped, never replaced by an invented answer)."""
+    answered = []
+    for source, reply in zip(sources, task.run(messages)):
+        if isinstance(reply, LLMFailure):
+            result.failures[f"{task.task}:{reply.reason}"] += 1
+        else:
+            answered.append((source, reply))
+    return answered
+
+
 def source_chunks(build: IndexBuild) -> list[SourceChunk]:
     """Every non-FAQ chunk of the build, in collection and row order."""
     out = []
@@ -183,11 +182,8 @@ class FAQEnricher:
         seeds = [s for s in seeds if s.origin == "seed"]
         if not seeds or self.paraphrases_per_question == 0:
             return result
-        replies = self._paraphrase.run([paraphrase_messages(s, self.paraphrases_per_question) for s in seeds])
-        for seed, reply in zip(seeds, replies):
-            if isinstance(reply, LLMFailure):
-                result.failures[f"{PARAPHRASE_TASK}:{reply.reason}"] += 1
-                continue
+        messages = [paraphrase_messages(s, self.paraphrases_per_question) for s in seeds]
+        for seed, reply in _answered(self._paraphrase, seeds, messages, result):
             texts = _clean_paraphrases(reply["paraphrases"], seed.question, result.dropped)
             texts = texts[: self.paraphrases_per_question]
             for position, text in enumerate(texts):
@@ -205,11 +201,8 @@ class FAQEnricher:
         result = into if into is not None else Enrichment()
         if not chunks or self.pairs_per_chunk == 0:
             return result
-        replies = self._pairs.run([pairs_messages(c, self.pairs_per_chunk) for c in chunks])
-        for chunk, reply in zip(chunks, replies):
-            if isinstance(reply, LLMFailure):
-                result.failures[f"{PAIRS_TASK}:{reply.reason}"] += 1
-                continue
+        messages = [pairs_messages(c, self.pairs_per_chunk) for c in chunks]
+        for chunk, reply in _answered(self._pairs, chunks, messages, result):
             seen: set[str] = set()
             for position, pair in enumerate(reply["pairs"][: self.pairs_per_chunk]):
                 question, answer = " ".join(pair["question"].split()), pair["answer"].strip()

@@ -4,20 +4,24 @@ Every data row carries its lineage (source URL, fetch time, content hash, HTTP s
 produced it); `materializations` records each asset run's inputs, outputs, row counts, code version
 and config hash, so researchers can join any row back to the run and configuration behind it.
 The current tables are upserted; their history (every version a build or an evaluation could
-have used) is kept beside them by advisor/history.py. The schema is documented in README.md
-("The lakehouse").
+have used) is kept beside them by advisor/lakehouse/history.py; the write helpers are in
+advisor/lakehouse/sql.py (re-exported here). Every table, view and column is documented in
+docs/lakehouse.md.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 import duckdb
-import polars as pl
+
+from advisor.lakehouse import history
+from advisor.lakehouse.sql import delete_where_in, insert_rows, one, replace_rows, scalar, transaction
+
+__all__ = ["connect", "delete_where_in", "ensure_schema", "insert_rows", "latest_run", "one",
+           "record_materialization", "replace_rows", "scalar", "transaction"]
 
 LAKEHOUSE_FILE = "lakehouse.duckdb"
 
@@ -299,67 +303,10 @@ def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    from advisor import history  # it builds on this module's helpers
-
     con.execute(SCHEMA)
     con.execute(LLM_SCHEMA)
     con.execute(EMBEDDING_CACHE_DDL)
     history.ensure_history(con)  # versions tables (migrated on first open), build chunks, lineage views
-
-
-def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[dict]) -> None:
-    """Insert dict rows by column name; columns missing from a row are NULL."""
-    if not rows:
-        return
-    schema = con.sql(f"SELECT * FROM {table} LIMIT 0").pl().schema
-    frame = pl.DataFrame(
-        [{c: row.get(c) for c in schema} for row in rows],
-        schema=schema,
-        strict=False,
-    )
-    con.register("_rows", frame.to_arrow())
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _rows")
-    finally:
-        con.unregister("_rows")
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
-
-
-def delete_where_in(con: duckdb.DuckDBPyConnection, table: str, column: str, values: Iterable[str]) -> None:
-    values = list(values)
-    if values:
-        con.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT unnest(?))", [values])
-
-
-def replace_rows(
-    con: duckdb.DuckDBPyConnection, table: str, key: str, keys: Iterable[str], rows: Sequence[dict]
-) -> None:
-    """Delete the rows whose `key` is in `keys`, then insert `rows`: one upsert in a transaction."""
-    with transaction(con):
-        delete_where_in(con, table, key, keys)
-        insert_rows(con, table, rows)
-
-
-def one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple | None:
-    """The first row of a query, with its result fully consumed: DuckDB 2.0 refuses other work on a
-    connection whose last result is still open, which `fetchone()` leaves behind."""
-    rows = con.execute(sql, params or []).fetchall()
-    return rows[0] if rows else None
-
-
-def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
-    row = one(con, sql, params)
-    return row[0] if row else None
 
 
 def latest_run(con: duckdb.DuckDBPyConnection, asset: str) -> str | None:

@@ -1,0 +1,161 @@
+"""One evaluation, as `advisor eval` and the pipeline's `evaluation` asset both run it: the latest
+index build against a benchmark file, recorded in the lakehouse (eval/store.py) with the build's
+intent router on the held-out split.
+
+    result = evaluate(config, warehouse, benchmark, systems, settings, connect=open_the_lakehouse)
+
+A run is reused, not repeated, when everything that decides its results is unchanged (index
+build, benchmark bytes, evaluation code, config, systems, settings, LLM: RunMeta.fingerprint):
+re-running after an unrelated change costs a lookup, not minutes of retrieval. The lakehouse is
+open only to look that up and to record: other readers may open it while the systems run.
+
+The callers stay thin: they turn `EvaluationError` into their own failure (an exit code, a
+Dagster Failure), say what happens where their user looks, and show the results their way.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Sequence
+
+from advisor import progress
+from advisor.index.layout import INTENT_DIR, builds_dir, latest_build_dir, read_manifest
+from eval import store
+from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
+from eval.provenance import gold_from_of, gold_line
+
+__all__ = ["EvaluationError", "Evaluated", "evaluate", "intent_evaluation"]
+
+
+class EvaluationError(Exception):
+    """The evaluation cannot run; `bad_input`: the request (benchmark, truth file) is at fault."""
+
+    def __init__(self, message: str, bad_input: bool = False) -> None:
+        super().__init__(message)
+        self.bad_input = bad_input
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """A recorded run: a new one, or the reused one with the same fingerprint."""
+
+    run_id: str
+    reused: bool
+    build_id: str
+    benchmark_hash: str
+    instances: int
+    gold_from: str | None
+    aggregates: list[dict]  # one per system x setting, as the runner gives them (the `--out` rows)
+
+
+def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[str], settings: Sequence[str], *,
+             connect: Callable[[], AbstractContextManager], llm_settings=None, dagster_run_id: str | None = None,
+             say: Callable[[str], None] = lambda message: None,
+             on_results: Callable[[Evaluated], None] | None = None) -> Evaluated:
+    """Evaluates (or reuses) and records. `connect()` opens the lakehouse read-write as a context
+    manager; `say` gets a line for the user when the run starts or is reused; `on_results` sees the
+    results before they are recorded (a new run's can still be shown if recording then fails)."""
+    started = datetime.now(timezone.utc)
+    try:
+        read_benchmark(benchmark)  # the file's format, before minutes of loading
+    except BenchmarkError as exc:
+        raise EvaluationError(str(exc), bad_input=True) from None
+    root = builds_dir(warehouse)
+    build_dir = latest_build_dir(root)
+    if build_dir is None:
+        raise EvaluationError(f"no index build under {root}: materialize index_build first (`advisor materialize`)")
+    meta = store.meta_from_build(
+        read_manifest(build_dir), config=config, benchmark=str(benchmark), benchmark_hash=benchmark_hash(benchmark),
+        instances=0, systems=systems, settings=settings, started_at=started,
+        llm_model=llm_settings.model if llm_settings is not None else None, dagster_run_id=dagster_run_id)
+
+    with connect() as con:
+        store.ensure_schema(con)
+        reused = store.find_run(con, meta.fingerprint)
+        if reused is not None:
+            run = store.run_info(con, reused)
+            result = Evaluated(reused, True, run["build_id"], run["benchmark_hash"], run["instances"],
+                               run.get("gold_from"), store.run_aggregates(con, reused))
+        else:
+            test_examples = _intent_test_split(con)
+    if reused is not None:
+        say(f"build, benchmark, code and config unchanged: reusing evaluation run {reused}")
+        if on_results is not None:
+            on_results(result)
+        return result
+
+    advisor, tokenizer = _engine(config, root, llm_settings, meta.build_id)
+    try:
+        instances = read_benchmark(benchmark, advisor.schema)  # profiles against the build's schema
+        meta = replace(meta, instances=len(instances), gold_from=gold_from_of(instances))
+    except ValueError as exc:  # BenchmarkError names the line; gold_from_of the instance
+        raise EvaluationError(str(exc) if isinstance(exc, BenchmarkError) else f"{benchmark}: {exc}",
+                              bad_input=True) from None
+    backend = f"LLM {meta.llm_model}" if meta.llm_model else "offline"
+    say(f"evaluating {len(systems)} system(s) x {len(settings)} setting(s) on {len(instances)} instances "
+        f"(build {meta.build_id}, {backend}). {gold_line(meta.gold_from)}")
+    from eval import runner  # lazily: the systems pull in the whole serving stack
+    from eval.truth import true_labels
+
+    try:
+        labels = true_labels(config, warehouse, advisor.build)  # for profill-true-labels; None without truth
+    except FileNotFoundError as exc:
+        raise EvaluationError(str(exc), bad_input=True) from None
+
+    def report(*parts, **named) -> None:  # tolerant: the runner decides what it reports
+        progress.report("evaluation", " ".join(str(p) for p in (*parts, *named.values())))
+
+    outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
+                                    tokenizer=tokenizer, progress=report, true_labels=labels)
+    intent, router, predictions = intent_evaluation(build_dir, test_examples)
+    result = Evaluated(meta.run_id, False, meta.build_id, meta.benchmark_hash, meta.instances, meta.gold_from,
+                       outcome.aggregates)
+    if on_results is not None:
+        on_results(result)
+    with connect() as con:
+        store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router,
+                         instances=instances, intent_predictions=predictions)
+    return result
+
+
+def _engine(config, builds_root: Path, llm_settings, build_id: str):
+    from advisor.chunking.token_cache import tokenizer_for
+    from serving.dialogue.engine import NoBuildError, open_advisor
+
+    progress.report("evaluation", "loading the index build")
+    tokenizer = tokenizer_for(config)
+    try:
+        advisor = open_advisor(builds_root, config, llm_settings, tokenizer=tokenizer)
+    except NoBuildError as exc:
+        raise EvaluationError(str(exc)) from None
+    if advisor.build_id != build_id:
+        raise EvaluationError(f"the latest index build changed while the evaluation started ({build_id} -> "
+                              f"{advisor.build_id}); evaluate again")
+    return advisor, tokenizer
+
+
+def _intent_test_split(con) -> list:
+    from advisor.intents.dataset import load_intent_examples
+
+    return [e for e in load_intent_examples(con) if e.split == "test"]
+
+
+def intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None, list[dict]]:
+    """The build's intent classifier on the held-out examples: (intent_report, classifier version,
+    one prediction per example: example_id, text, gold intent, predicted, confidence), or
+    (None, None, []) when the build has no classifier or the lakehouse no test split."""
+    if not test_examples or not (build_dir / INTENT_DIR).is_dir():
+        return None, None, []
+    from advisor.intents import INTENTS
+    from advisor.intents.classifier import IntentClassifier
+    from advisor.intents.metrics import intent_report
+
+    classifier = IntentClassifier.load(build_dir / INTENT_DIR)
+    results = classifier.predict([e.text for e in test_examples])
+    predictions = [{"example_id": e.example_id, "text": e.text, "intent": e.intent, "predicted": p.intent,
+                    "confidence": p.confidence} for e, p in zip(test_examples, results)]
+    report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions], labels=INTENTS)
+    return report, classifier.version, predictions
