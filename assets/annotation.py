@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
-from dagster import AssetCheckSpec, AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
 from advisor import progress
 from advisor.lakehouse import history
@@ -20,39 +20,30 @@ from advisor.lakehouse import insert_rows, scalar
 from advisor.quality import expectations_module, validate
 from advisor.versioning import code_version
 from assets.ingestion import documents
-from assets.lineage import (
-    check_result,
-    failures_markdown,
-    history_check,
-    history_check_spec,
-    record_lineage,
-    versions_metadata,
-)
+from assets.lineage import check_result, failures_markdown, history_check, record_lineage, versions_metadata
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.stage import HISTORY, Check, begin, stage_asset
 
 GROUP = "annotation"
 CHUNK_CODE = code_version(chunking, augment)
 ANNOTATION_CODE = code_version(annotation_stage)
 
 
-@asset(
-    group_name=GROUP, kinds={"duckdb", "python"}, code_version=CHUNK_CODE, deps=[documents], pool="lakehouse",
-    check_specs=[
-        AssetCheckSpec("chunk_ids_unique_not_null", asset="chunks", blocking=True,
-                       description="Every chunk has an id and no two chunks share one (GX)."),
-        AssetCheckSpec("chunks_within_size_limit", asset="chunks", blocking=True,
-                       description="No chunk is empty or longer than the configured limit (GX)."),
-        AssetCheckSpec("every_document_has_chunks", asset="chunks", blocking=True,
-                       description="Every active document produced at least one chunk (GX)."),
-        history_check_spec("chunks"),
+@stage_asset(
+    GROUP, kinds={"duckdb", "python"}, code_version=CHUNK_CODE, deps=[documents],
+    checks=[
+        Check("chunk_ids_unique_not_null", "Every chunk has an id and no two chunks share one (GX).", blocking=True),
+        Check("chunks_within_size_limit", "No chunk is empty or longer than the configured limit (GX).", blocking=True),
+        Check("every_document_has_chunks", "Every active document produced at least one chunk (GX).", blocking=True),
+        HISTORY,
     ],
-    description="Self-contained chunks of at most 800 characters (paragraphs, then Kiwi sentences), "
-    "prefixed with topic, subtopic, title and keywords; Kiwi content morphemes cached per text.",
 )
-def chunks(context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
-    progress.report("chunks", "chunking changed documents")
+def chunks(
+    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
+) -> MaterializeResult:
+    """Self-contained chunks of at most 800 characters (paragraphs, then Kiwi sentences), prefixed with topic,
+    subtopic, title and keywords; Kiwi content morphemes cached per text."""
+    config, started = begin(context, institution, "chunking changed documents")
     with warehouse.connect() as con:
         report = chunking.build_chunks(config, con, context.run_id)
         frame = con.sql("SELECT chunk_id, length(text) AS chars, kind FROM chunks").pl()
@@ -131,24 +122,21 @@ def _schema_expectations(config: InstitutionConfig, con) -> list:
     return outcomes
 
 
-@asset(
-    group_name=GROUP, kinds={"duckdb", "python", "openai"}, code_version=ANNOTATION_CODE, deps=[chunks],
-    pool="lakehouse",
-    check_specs=[
-        AssetCheckSpec("annotation_values_in_schema", asset="chunk_annotations", blocking=True,
-                       description="Every annotated value is a canonical value / inside the attribute's range (GX)."),
-        AssetCheckSpec("every_chunk_annotated", asset="chunk_annotations", blocking=False,
-                       description="Every chunk has an annotation from the active annotator."),
-        history_check_spec("chunk_annotations"),
+@stage_asset(
+    GROUP, kinds={"duckdb", "python", "openai"}, code_version=ANNOTATION_CODE, deps=[chunks],
+    checks=[
+        Check("annotation_values_in_schema",
+              "Every annotated value is a canonical value / inside the attribute's range (GX).", blocking=True),
+        Check("every_chunk_annotated", "Every chunk has an annotation from the active annotator."),
+        HISTORY,
     ],
-    description="For every chunk and profile attribute: null (not limiting), canonical values, or an "
-    "inclusive range; and which attributes a reader must know. Rules offline; the LLM when configured.",
 )
 def chunk_annotations(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource, llm: LLMResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
+    """For every chunk and profile attribute: null (not limiting), canonical values, or an inclusive range; and which
+    attributes a reader must know. Rules offline; the LLM when configured."""
+    config, started = begin(context, institution)
     metadata, failures, versions = {}, [], Counter()
     with warehouse.connect() as con, ExitStack() as stack:
         annotators = annotators_for(config, llm, con, stack)
@@ -165,7 +153,7 @@ def chunk_annotations(
             })
             if hasattr(annotator, "record_usage"):  # LLM calls, cache hits, tokens, cost -> llm_usage
                 annotator.record_usage(context.run_id, "chunk_annotations")
-                metadata[f"{annotator.name}_usage"] = MetadataValue.json(annotator.usage.__dict__)
+                metadata[f"{annotator.name}_usage"] = MetadataValue.json(annotator.usage_summary())
         insert_rows(con, "ingest_failures", failures)
         active = annotators[-1]
         total = scalar(con, "SELECT count(*) FROM chunk_annotations")
@@ -198,17 +186,13 @@ def _missing_check(missing: int):
                             metadata={"chunks_without_annotation": missing})
 
 
-@asset(
-    group_name=GROUP, kinds={"duckdb", "python"}, code_version=code_version(accuracy), deps=[chunk_annotations],
-    pool="lakehouse",
-    description="Per annotator and attribute: precision, recall and exact match of the annotations "
-    "against a ground-truth manifest (the demo college writes one; other institutions may supply one).",
-)
+@stage_asset(GROUP, kinds={"duckdb", "python"}, code_version=code_version(accuracy), deps=[chunk_annotations])
 def annotation_accuracy(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
+    """Per annotator and attribute: precision, recall and exact match of the annotations against a ground-truth
+    manifest (the demo college writes one; other institutions may supply one)."""
+    config, started = begin(context, institution)
     truth_file = config.pipeline.annotation_truth
     if truth_file is None:
         return MaterializeResult(metadata={"skipped": "no pipeline.annotation_truth in the config"})
@@ -254,16 +238,13 @@ def _accuracy_markdown(table: dict) -> str:
     return "\n".join(lines)
 
 
-@asset(
-    group_name=GROUP, kinds={"duckdb", "python", "openai"}, code_version=CHUNK_CODE, deps=[chunks], pool="lakehouse",
-    description="URAG-D: every chunk with a one-sentence summary of its document prepended — "
-    "extractive offline, rewritten by the LLM when configured — stored beside the original.",
-)
+@stage_asset(GROUP, kinds={"duckdb", "python", "openai"}, code_version=CHUNK_CODE, deps=[chunks])
 def chunk_augmentations(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource, llm: LLMResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
+    """URAG-D: every chunk with a one-sentence summary of its document prepended — extractive offline, rewritten by the
+    LLM when configured — stored beside the original."""
+    config, started = begin(context, institution)
     with warehouse.connect() as con, ExitStack() as stack:
         augmenters = [augment.ExtractiveAugmenter()]
         if llm.wanted(config.pipeline.augmentation, "augmentation"):

@@ -3,11 +3,9 @@ config names a truth file, the true applicability of their sources (else the bui
 docs/contracts.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
 
 from contextlib import ExitStack
-from datetime import datetime, timezone
 
-from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue
 
-from advisor import progress
 from advisor.chunking.token_cache import tokenizer_for
 from advisor.index.layout import builds_dir
 from advisor.index.store import latest_build_dir, load_build
@@ -17,23 +15,20 @@ from assets.lineage import record_lineage
 from eval import benchmark, facts, line_scope, llm_benchmark, questions, store as eval_store, truth as eval_truth
 from eval.benchmark_io import read_benchmark
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.stage import begin, stage_asset
 
 GROUP = "evaluation"
 BENCHMARK_CODE = code_version(benchmark, facts, line_scope, questions, eval_truth, llm_benchmark)
 
 
-@asset(
-    group_name=GROUP, kinds={"python"}, code_version=BENCHMARK_CODE, deps=[index_build], pool="lakehouse",
-    description="The QA benchmark: 60 student profiles x advising categories x 3 query types (formal, first "
-    "person, yes/no with a true or false premise), with every source that applies to the profile and states "
-    "the answer as gold (from the config's truth file when it names one, else from the build's annotations), "
-    "plus profile-independent and stated-profile slices; the profile never appears in the question.",
-)
+@stage_asset(GROUP, kinds={"python"}, code_version=BENCHMARK_CODE, deps=[index_build])
 def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResource,
                  warehouse: WarehouseResource, llm: LLMResource) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
-    progress.report("qa_benchmark", "synthesizing the QA benchmark from the latest build")
+    """The QA benchmark: 60 student profiles x advising categories x 3 query types (formal, first person, yes/no with a
+    true or false premise), with every source that applies to the profile and states the answer as gold (from the
+    config's truth file when it names one, else from the build's annotations), plus profile-independent and
+    stated-profile slices; the profile never appears in the question."""
+    config, started = begin(context, institution, "synthesizing the QA benchmark from the latest build")
     build = load_build(latest_build_dir(builds_dir(warehouse.root)))
     try:
         path = eval_truth.truth_file(config, warehouse.root)

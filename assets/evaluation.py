@@ -9,10 +9,10 @@ a lookup, not minutes of retrieval.
 """
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
-from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue
 
 from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
@@ -20,6 +20,7 @@ from eval import registry
 from eval import store as eval_store
 from eval.store import aggregates_frame, evaluation_code_version, intent_frame, per_query_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.stage import begin, stage_asset
 
 GROUP = "evaluation"
 BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
@@ -42,18 +43,13 @@ class EvaluationConfig(Config):
     use_llm: bool = False  # also run the LLM systems and judges with the configured endpoint
 
 
-@asset(
-    group_name=GROUP, kinds={"duckdb", "python"}, code_version=EVALUATION_CODE, deps=["qa_benchmark", "index_build"],
-    pool="lakehouse",
-    description="The paper's evaluation on the synthesized benchmark: every system x setting x instance in "
-    "eval_query_results, aggregates in eval_aggregates, the intent router on the held-out split in intent_eval, "
-    "all carrying the build, annotator, embedder, code and config lineage. Reused when nothing that decides "
-    "the results changed.",
-)
+@stage_asset(GROUP, kinds={"duckdb", "python"}, code_version=EVALUATION_CODE, deps=["qa_benchmark", "index_build"])
 def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institution: InstitutionResource,
                warehouse: WarehouseResource, llm: LLMResource) -> MaterializeResult:
-    institution_config = institution.load()
-    started = datetime.now(timezone.utc)
+    """The paper's evaluation on the synthesized benchmark: every system x setting x instance in eval_query_results,
+    aggregates in eval_aggregates, the intent router on the held-out split in intent_eval, all carrying the build,
+    annotator, embedder, code and config lineage. Reused when nothing that decides the results changed."""
+    institution_config, started = begin(context, institution)
     benchmark = warehouse.root / BENCHMARK_FILE
     if not benchmark.is_file():
         raise Failure(f"no benchmark at {benchmark}: materialize qa_benchmark first")
@@ -125,22 +121,18 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
                                        "table1_markdown": MetadataValue.md(table.markdown())})
 
 
-@asset(
-    group_name=GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation], pool="lakehouse",
-    description="The report of the latest evaluation run: Table 1, the ablations, answer quality, the benchmark "
-    "slices, MRR by category and query type, URAG's answer tiers, intent routing (tables on this page), and the "
-    "charts (each a `chart_*` entry: its [Show Markdown] shows the picture), also under "
-    "`<warehouse>/reports/<run_id>/`.",
-)
+@stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation])
 def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
                       warehouse: WarehouseResource) -> MaterializeResult:
+    """The report of the latest evaluation run: Table 1, the ablations, answer quality, the benchmark slices, MRR by
+    category and query type, URAG's answer tiers, intent routing (tables on this page), and the charts (each a
+    `chart_*` entry: its [Show Markdown] shows the picture), also under `<warehouse>/reports/<run_id>/`."""
     from assets.report_metadata import chart_value, table_value
     from eval.provenance import gold_note
     from eval.label_gap import gap_report, gap_table
     from eval.reports import SETTING_ORDER, write_report
 
-    institution_config = institution.load()
-    started = datetime.now(timezone.utc)
+    institution_config, started = begin(context, institution)
     with warehouse.connect() as con:
         # The run the evaluation asset last stood for (a reused run is not the newest in eval_runs).
         run_id = scalar(con, "SELECT json_extract_string(metadata, '$.eval_run_id') FROM materializations "

@@ -2,9 +2,8 @@
 a new folder under the warehouse and published atomically as the latest build."""
 
 from contextlib import ExitStack
-from datetime import datetime, timezone
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
 from advisor import progress
 from advisor.build import stage as index_stage
@@ -15,24 +14,23 @@ from assets.annotation import active_annotator_name, chunk_annotations, chunk_au
 from assets.intents import intent_dataset
 from assets.lineage import record_lineage
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.stage import begin, stage_asset
 
 GROUP = "indexing"
 INDEX_CODE = code_version(index_stage)
 
 
-@asset(
-    group_name=GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE,
+@stage_asset(
+    GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE,
     deps=[chunks, chunk_annotations, chunk_augmentations, intent_dataset],
-    pool="lakehouse",
-    description="A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, "
-    "chunk store, embedder, manifest; the same over the URAG-D augmented texts) published atomically as the "
-    "latest; older builds kept.",
 )
 def index_build(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource, llm: LLMResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
+    """A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, chunk store,
+    embedder, manifest; the same over the URAG-D augmented texts) published atomically as the latest; older builds
+    kept."""
+    config, started = begin(context, institution)
     # `openai` asks for the LLM endpoint's embeddings; `lsa` is the offline backend
     use_openai = llm.wanted({"openai": "llm", "lsa": "offline"}.get(config.pipeline.embedder, "auto"), "embedder")
     progress.report("index_build", "training the embedder and writing the build")

@@ -1,54 +1,31 @@
 """Ingestion stage: crawl the institution's sources (raw_documents), clean them (documents)."""
 
 
-from datetime import datetime, timezone
-
-from dagster import (
-    AssetCheckResult,
-    AssetCheckSeverity,
-    AssetCheckSpec,
-    AssetExecutionContext,
-    MaterializeResult,
-    MetadataValue,
-    asset,
-)
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MaterializeResult, MetadataValue
 
 from advisor import progress
 from advisor.lakehouse import history
 from advisor.ingest import crawler, documents as cleaning, local_site, raw_documents as crawling
 from advisor.lakehouse import one, scalar
 from advisor.versioning import code_version
-from assets.lineage import (
-    failures_markdown,
-    history_check,
-    history_check_spec,
-    record_lineage,
-    versions_metadata,
-)
+from assets.lineage import failures_markdown, history_check, record_lineage, versions_metadata
 from assets.resources import InstitutionResource, WarehouseResource
+from assets.stage import HISTORY, Check, begin, stage_asset
 
 CRAWL_VERSION = code_version(crawler, crawling, local_site)
 GROUP = "ingestion"
 
 
-@asset(
-    group_name=GROUP,
-    kinds={"duckdb", "python"},
-    code_version=CRAWL_VERSION,
-    pool="lakehouse",
-    check_specs=[
-        history_check_spec("raw_documents"),
-        AssetCheckSpec("versioned_bytes_kept", asset="raw_documents", blocking=False,
-                       description="The bytes of every fetch version are still under warehouse/raw/."),
-    ],
-    description="Every fetched page and PDF of the institution's sources, bytes stored "
-    "content-addressed under the warehouse; conditional re-crawls; removed pages marked.",
+@stage_asset(
+    GROUP, kinds={"duckdb", "python"}, code_version=CRAWL_VERSION,
+    checks=[HISTORY, Check("versioned_bytes_kept", "The bytes of every fetch version are still under warehouse/raw/.")],
 )
 def raw_documents(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
+    """Every fetched page and PDF of the institution's sources, bytes stored content-addressed under the warehouse;
+    conditional re-crawls; removed pages marked."""
+    config, started = begin(context, institution)
     store = warehouse.raw_store()
 
     def on_fetch(fetch: crawler.Fetch) -> None:
@@ -96,33 +73,22 @@ def raw_documents(
     )
 
 
-DOCUMENT_CHECKS = [
-    AssetCheckSpec("document_urls_unique", asset="documents", blocking=True,
-                   description="One row per canonical document URL."),
-    AssetCheckSpec("documents_have_text", asset="documents", blocking=True,
-                   description="No active document has empty text."),
-    AssetCheckSpec("every_live_page_has_documents", asset="documents", blocking=False,
-                   description="Every live document page either produced documents or has a recorded failure."),
-    history_check_spec("documents"),
-]
-
-
-@asset(
-    group_name=GROUP,
-    kinds={"duckdb", "python"},
-    code_version=cleaning.cleaner_version(),
-    deps=[raw_documents],
-    pool="lakehouse",
-    check_specs=DOCUMENT_CHECKS,
-    description="Clean documents: boilerplate removed, structure kept, PDF pages, notice dates "
-    "(expired dropped), one document per FAQ entry (duplicates consolidated).",
+@stage_asset(
+    GROUP, kinds={"duckdb", "python"}, code_version=cleaning.cleaner_version(), deps=[raw_documents],
+    checks=[
+        Check("document_urls_unique", "One row per canonical document URL.", blocking=True),
+        Check("documents_have_text", "No active document has empty text.", blocking=True),
+        Check("every_live_page_has_documents",
+              "Every live document page either produced documents or has a recorded failure."),
+        HISTORY,
+    ],
 )
 def documents(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
-    progress.report("documents", "cleaning changed pages")
+    """Clean documents: boilerplate removed, structure kept, PDF pages, notice dates (expired dropped), one document
+    per FAQ entry (duplicates consolidated)."""
+    config, started = begin(context, institution, "cleaning changed pages")
     with warehouse.connect() as con:
         report = cleaning.clean_documents(config, con, warehouse.raw_store(), context.run_id, config.today())
         by_status = dict(report.status_counts)

@@ -2,35 +2,29 @@
 written from the documents), rebuilt in the lakehouse when its code or inputs change."""
 
 from collections import Counter
-from datetime import datetime, timezone
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
-from advisor import progress
 from advisor.intents import dataset as intent_dataset_module, seeds
 from advisor.versioning import code_version
 from assets.annotation import chunks
 from assets.ingestion import documents
 from assets.lineage import record_lineage
 from assets.resources import InstitutionResource, WarehouseResource
+from assets.stage import begin, stage_asset
 
 GROUP = "dialogue"
 INTENT_DATASET_CODE = code_version(intent_dataset_module, seeds)
 
 
-@asset(
-    group_name=GROUP, kinds={"duckdb", "python"}, code_version=INTENT_DATASET_CODE, deps=[chunks, documents],
-    pool="lakehouse",
-    description="The intent-routing dataset (greeting, ability, faq, smalltalk, retrieval): hand-written seeds "
-    "varied by rule, the FAQ's questions and rewrites, and questions written from document titles, headings "
-    "and keywords; a stable test split held apart by source. Replaced only when code or inputs change.",
-)
+@stage_asset(GROUP, kinds={"duckdb", "python"}, code_version=INTENT_DATASET_CODE, deps=[chunks, documents])
 def intent_dataset(
     context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
 ) -> MaterializeResult:
-    config = institution.load()
-    started = datetime.now(timezone.utc)
-    progress.report("intent_dataset", "building the intent-routing dataset")
+    """The intent-routing dataset (greeting, ability, faq, smalltalk, retrieval): hand-written seeds varied by rule,
+    the FAQ's questions and rewrites, and questions written from document titles, headings and keywords; a stable
+    test split held apart by source. Replaced only when code or inputs change."""
+    config, started = begin(context, institution, "building the intent-routing dataset")
     with warehouse.connect() as con:
         outcome = intent_dataset_module.refresh_intent_examples(con, config, context.run_id)
         examples = outcome.examples

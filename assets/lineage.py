@@ -7,8 +7,7 @@ from datetime import datetime, timezone
 
 import duckdb
 from dagster import (
-    AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, AssetExecutionContext, AssetKey, AssetsDefinition,
-    MetadataValue,
+    AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, AssetKey, AssetsDefinition, MetadataValue,
 )
 
 from advisor.lakehouse import history
@@ -79,13 +78,7 @@ def check_result(check_name: str, outcomes: list, asset_key: str | None = None) 
     )
 
 
-HISTORY_CHECK = "history_matches_current"
-
-
-def history_check_spec(asset: str) -> AssetCheckSpec:
-    return AssetCheckSpec(HISTORY_CHECK, asset=asset, blocking=False,
-                          description="Every current row has its open version in the history table, and no "
-                          "open version lacks its current row (advisor/lakehouse/history.py).")
+HISTORY_CHECK = "history_matches_current"  # declared by assets.stage.HISTORY
 
 
 def history_check(con: duckdb.DuckDBPyConnection, table: history.History) -> AssetCheckResult:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import copy
 from datetime import date
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from advisor.retrieval import Retriever
+from advisor.retrieval.retriever import BatchSearcher
 from advisor.retrieval.profile import known_profile
 from advisor.retrieval.results import RetrievalResult
 from serving.dialogue.engine import Advisor, DialogueSettings, ExtractiveAnswerer, LLMTasks
@@ -106,19 +107,12 @@ class _BuildView:
         return getattr(self._build, name)
 
 
-class CachingRetriever:
+class CachingRetriever(BatchSearcher):
     """Retriever.search / search_batch memoized by (query, known profile, mode, soft, hard, k,
     time-sensitivity, day)."""
 
     def __init__(self, retriever) -> None:
         self.inner, self._cache = retriever, {}
-
-    def search(self, query: str, profile: Mapping | None = None, mode: str = "hybrid", k: int = 10,
-               soft: bool = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
-               today: date | None = None) -> RetrievalResult:
-        return self.search_batch([query], [profile], mode=mode, k=k, soft=soft, hard=hard,
-                                 time_sensitive=None if time_sensitive is None else [time_sensitive],
-                                 debug=debug, today=today)[0]
 
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
                      mode: str = "hybrid", k: int = 10, soft: bool = True, hard: bool = True,
@@ -177,31 +171,30 @@ class CachingFAQStore:
         return getattr(self.inner, name)
 
 
-class _MemoRouter:
-    def __init__(self, router) -> None:
-        self.inner, self._cache = router, {}
+class _MemoPerMessage:
+    """One method of `inner` that reads only the message (the router's `route`, the stated-profile
+    reader's `read`), memoized; each caller gets its own copy of the cached value; all else passes through."""
 
-    def route(self, message: str) -> tuple[str, dict]:
+    def __init__(self, inner, method: str, copy_of: Callable[[Any], Any]) -> None:
+        self.inner, self._cache = inner, {}
+        self._read, self._copy = getattr(inner, method), copy_of
+        setattr(self, method, self._cached)
+
+    def _cached(self, message: str):
         if message not in self._cache:
-            self._cache[message] = self.inner.route(message)
-        intent, how = self._cache[message]
-        return intent, dict(how)
+            self._cache[message] = self._read(message)
+        return self._copy(self._cache[message])
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
 
-class _MemoStated:
-    def __init__(self, stated) -> None:
-        self.inner, self._cache = stated, {}
+def _memo_router(router) -> _MemoPerMessage:
+    return _MemoPerMessage(router, "route", lambda routed: (routed[0], dict(routed[1])))
 
-    def read(self, message: str) -> dict[str, Any]:
-        if message not in self._cache:
-            self._cache[message] = self.inner.read(message)
-        return dict(self._cache[message])
 
-    def without(self, message: str, stated: Mapping[str, Any]) -> str:
-        return self.inner.without(message, stated)
+def _memo_stated(stated) -> _MemoPerMessage:
+    return _MemoPerMessage(stated, "read", dict)
 
 
 class _MemoAnswers:
@@ -256,8 +249,8 @@ class EvalMemo:
         self.advisor = advisor
         self.tokenizer = shared.tokenizer if shared else CachingTokenizer(advisor.tokenizer)
         self.embedder = shared.embedder if shared else CachingEmbedder(advisor.embedder)
-        self.router = shared.router if shared else _MemoRouter(advisor.router)
-        self.stated = shared.stated if shared else _MemoStated(advisor.stated)
+        self.router = shared.router if shared else _memo_router(advisor.router)
+        self.stated = shared.stated if shared else _memo_stated(advisor.stated)
         # The same Retriever over the caching tokenizer and embedder: a query text searched with
         # several profiles (hard filter only) or depths (k = 10 and 50) is prepared once.
         self.retriever = self.retriever_over(advisor.build.collections)

@@ -381,13 +381,18 @@ MAIN_SLICE = "profile_dependent"  # the paper's benchmark: questions whose answe
 UNSLICED = "all"  # the slice of an instance that names none, and the main row of an unsliced benchmark
 
 
-def slice_of(row: Mapping) -> str:
-    value = row.get("slice")
+def optional_label(value, default: str, what: str) -> str:
+    """An instance's optional label field ('slice', 'gold_from'): `default` when absent, else a
+    non-empty string; anything else is a malformed benchmark."""
     if value is None:
-        return UNSLICED
+        return default
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"'slice' must be a non-empty string or absent, got {value!r}")
+        raise ValueError(f"{what} must be a non-empty string or absent, got {value!r}")
     return value
+
+
+def slice_of(row: Mapping) -> str:
+    return optional_label(row.get("slice"), UNSLICED, "'slice'")
 
 
 def main_slice(slices: Collection[str]) -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from eval.metrics import optional_label
+
 __all__ = ["ANNOTATIONS", "BENCHMARK", "TRUTH", "gold_from_of", "gold_line", "gold_note"]
 
 TRUTH, ANNOTATIONS, BENCHMARK = "truth", "annotations", "benchmark"
@@ -23,12 +25,7 @@ UNKNOWN = "unknown (recorded before gold_from was kept)"
 
 def instance_gold_from(instance: Mapping) -> str:
     """One instance's origin: its "gold_from", or "benchmark" when it has none."""
-    value = instance.get("gold_from")
-    if value is None:
-        return BENCHMARK
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"instance {instance.get('id')!r}: 'gold_from' must be a non-empty string, got {value!r}")
-    return value.strip()
+    return optional_label(instance.get("gold_from"), BENCHMARK, f"instance {instance.get('id')!r}: 'gold_from'").strip()
 
 
 def gold_from_of(instances: Iterable[Mapping]) -> str:

@@ -154,3 +154,21 @@ def test_the_environment_variables_have_one_reader(monkeypatch, tmp_path):
     assert load_config().timezone == "Europe/Paris"
     defs = build_definitions()
     assert defs.resolve_schedule_def("nightly_refresh").execution_timezone == "Europe/Paris"
+
+
+def test_every_stage_runs_in_the_lakehouse_pool_described_by_its_docstring():
+    """assets.stage.stage_asset declares every asset: one DuckDB writer at a time (the `lakehouse`
+    pool), the function's docstring as the description, and a function without one is refused."""
+    from assets.stage import POOL, stage_asset
+    from pipelines.definitions import defs
+
+    for assets_def in defs.resolve_asset_graph().assets_defs:
+        fn = assets_def.op.compute_fn.decorated_fn
+        assert assets_def.op.pool == POOL == "lakehouse", fn.__name__
+        assert assets_def.get_asset_spec(assets_def.key).description == " ".join(fn.__doc__.split())
+
+    def undocumented(context):
+        pass
+
+    with pytest.raises(TypeError, match="undocumented: a stage's docstring"):
+        stage_asset("g", kinds={"python"}, code_version="v")(undocumented)

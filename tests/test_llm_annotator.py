@@ -112,7 +112,7 @@ def test_429_then_success_is_retried_and_counted(config, openai_server, con):
     llm = annotator(config, openai_server, con)
     [result] = llm.annotate([chunk("A")])
     assert result.applies_to["campus"] == ["seoul"]
-    assert (llm.usage.calls, llm.usage.extra["retries"], llm.usage.failures) == (2, 1, 0)
+    assert (llm.usage.calls, llm.usage.retries, llm.usage.failures) == (2, 1, 0)
 
 
 def test_timeout_then_success(config, openai_server, con):
@@ -131,7 +131,7 @@ def test_persistent_500_fails_one_chunk_and_the_others_are_annotated(config, ope
     assert "3 attempts" in results[1].detail
     assert [r.applies_to["department"] for r in (results[0], results[2])] == [["CS"], ["CS"]]
     assert len(openai_server.requests_containing("B: ")) == 3
-    assert (llm.usage.failures, llm.usage.extra["failure_reasons"]) == (1, {"llm_http_500": 1})
+    assert (llm.usage.failures, llm.usage.failure_reasons) == (1, {"llm_http_500": 1})
 
     # a failure is not cached: the next run asks again for B only
     again = llm.annotate([chunk("A"), chunk("B"), chunk("C")])
@@ -167,7 +167,7 @@ def test_a_second_run_makes_no_calls_and_returns_equal_results(config, openai_se
     assert rerun.annotate(contexts) == first
     assert len(openai_server.requests) == 3
     assert (rerun.usage.calls, rerun.usage.cache_hits, rerun.usage.prompt_tokens) == (0, 3, 0)
-    assert rerun.usage.cost_usd == 0.0
+    assert rerun.cost_usd == 0.0
 
     rows = con.sql("SELECT task, prompt_version, model, response->>'$.department[0]' FROM llm_cache").fetchall()
     assert rows == [("annotate", PROMPT_VERSION, "gpt-4o-mini", "AI")] * 3
@@ -215,22 +215,22 @@ def test_usage_and_cost_are_reported_and_recorded(config, openai_server, con):
     llm.annotate([chunk("A"), chunk("B")])
 
     usage = llm.usage
-    assert (usage.calls, usage.cache_hits, usage.failures, usage.extra["retries"]) == (3, 1, 0, 1)
+    assert (usage.calls, usage.cache_hits, usage.failures, usage.retries) == (3, 1, 0, 1)
     assert (usage.prompt_tokens, usage.completion_tokens) == (3000, 150)
-    assert usage.cost_usd == pytest.approx((3000 * 0.15 + 150 * 0.60) / 1e6)
+    assert llm.cost_usd == pytest.approx((3000 * 0.15 + 150 * 0.60) / 1e6)
 
     llm.record_usage(run_id="run-1", asset="chunk_annotations")
     assert con.sql("""SELECT run_id, asset, task, model, calls, cache_hits, retries, failures,
                              prompt_tokens, completion_tokens, round(cost_usd, 9) FROM llm_usage""").fetchall() == [
         ("run-1", "chunk_annotations", "annotate", "gpt-4o-mini", 3, 1, 1, 0, 3000, 150,
-         round(usage.cost_usd, 9))]
+         round(llm.cost_usd, 9))]
 
 
 def test_an_unpriced_model_reports_cost_none(config, openai_server, con):
     openai_server.default = lambda body: reply(answer(config))
     llm = annotator(config, openai_server, con, model="qwen2.5:7b-instruct")
     llm.annotate([chunk("A")])
-    assert llm.usage.prompt_tokens == 100 and llm.usage.cost_usd is None
+    assert llm.usage.prompt_tokens == 100 and llm.cost_usd is None
     llm.record_usage(run_id="run-2", asset="chunk_annotations")
     assert con.sql("SELECT cost_usd FROM llm_usage").fetchall() == [(None,)]
 

@@ -9,12 +9,12 @@ pipeline then uses the rule-based annotator instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 
 import duckdb
 
 from advisor.annotation.model import (
     AnnotationFailure,
-    AnnotatorUsage,
     ChunkAnnotation,
     ChunkContext,
     needs_of,
@@ -23,7 +23,7 @@ from advisor.annotation.model import (
 from advisor.config import InstitutionConfig
 from advisor.annotation.llm_prompt import PROMPT_VERSION, SCHEMA_NAME, build_messages, build_schema
 from advisor.llm.batch import CachedJSONTask
-from advisor.llm.client import LLMClient, LLMFailure
+from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 
 TASK = "annotate"
 
@@ -37,7 +37,6 @@ class LLMAnnotator:
     ):
         self.config = config
         self.version = f"{prompt_version}+{client.model}"
-        self.usage = AnnotatorUsage()  # cumulative over every annotate() call
         self._task = CachedJSONTask(
             client, con, task=TASK, prompt_version=prompt_version,
             schema=build_schema(config), schema_name=SCHEMA_NAME,
@@ -47,9 +46,23 @@ class LLMAnnotator:
     def schema(self) -> dict:
         return self._task.schema
 
+    @property
+    def usage(self) -> LLMUsage:
+        """Calls, cache hits, retries, failures and tokens over every annotate() call."""
+        return self._task.usage
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the calls cost at the model's list price; None for an unpriced model."""
+        return self._task.cost_usd
+
+    def usage_summary(self) -> dict:
+        """The usage as the asset's metadata shows it."""
+        return {**asdict(self.usage), "cost_usd": self.cost_usd, "model": self._task.model,
+                "prompt_version": self._task.prompt_version}
+
     def annotate(self, contexts: Sequence[ChunkContext]) -> list[ChunkAnnotation | AnnotationFailure]:
         results = self._task.run([build_messages(self.config, context) for context in contexts])
-        self._refresh_usage()
         return [self._to_annotation(result) for result in results]
 
     def record_usage(self, run_id: str, asset: str) -> None:
@@ -63,13 +76,3 @@ class LLMAnnotator:
         # needs: what the model named plus every restricted attribute, in the schema's order
         wanted = set(result.get("needs") or ()) | set(needs_of(applies_to))
         return ChunkAnnotation(applies_to, tuple(name for name in self.config.profile if name in wanted))
-
-    def _refresh_usage(self) -> None:
-        u = self._task.usage
-        self.usage.calls, self.usage.cache_hits, self.usage.failures = u.calls, u.cache_hits, u.failures
-        self.usage.prompt_tokens, self.usage.completion_tokens = u.prompt_tokens, u.completion_tokens
-        self.usage.cost_usd = self._task.cost_usd
-        self.usage.extra.update(
-            retries=u.retries, failure_reasons=dict(u.failure_reasons), model=self._task.model,
-            prompt_version=self._task.prompt_version,
-        )

@@ -9,7 +9,7 @@ list of canonical values. A year/integer attribute: an inclusive [min, max].
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Protocol, Sequence
 
@@ -46,17 +46,6 @@ class ChunkAnnotation:
 class AnnotationFailure:
     reason: str  # stable code: llm_invalid_output, llm_http_429, llm_timeout, ...
     detail: str = ""
-
-
-@dataclass
-class AnnotatorUsage:
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
-    failures: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 class Annotator(Protocol):

@@ -39,7 +39,25 @@ class _Query:
     written: prof.Known | None = None  # the known values the prefix writes: what specificity ranks by
 
 
-class Retriever:
+class BatchSearcher:
+    """`search` is a batch of one: a subclass implements `search_batch` (the Retriever, or a cache
+    in front of one), so both answer the same call the same way."""
+
+    def search(self, query: str, profile: Mapping[str, Any] | None = None, mode: str = "hybrid", k: int = 10,
+               soft: Soft = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
+               today: date | None = None) -> RetrievalResult:
+        return self.search_batch([query], [profile], mode=mode, k=k, soft=soft, hard=hard,
+                                 time_sensitive=None if time_sensitive is None else [time_sensitive],
+                                 debug=debug, today=today)[0]
+
+    def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
+                     mode: str = "hybrid", k: int = 10, soft: Soft = True, hard: bool = True,
+                     time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
+                     today: date | None = None) -> list[RetrievalResult]:
+        raise NotImplementedError
+
+
+class Retriever(BatchSearcher):
     def __init__(self, build: IndexBuild, tokenize: Tokenize, params: RetrievalParams | None = None) -> None:
         self.build, self.tokenize, self.params = build, tokenize, params or RetrievalParams()
         self.schema = build.schema
@@ -49,13 +67,6 @@ class Retriever:
         self._columns = {n: c.chunks.to_dict(as_series=False) for n, c in self.collections.items()}
 
     # ------------------------------------------------------------------ public API
-    def search(self, query: str, profile: Mapping[str, Any] | None = None, mode: str = "hybrid", k: int = 10,
-               soft: Soft = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
-               today: date | None = None) -> RetrievalResult:
-        return self.search_batch([query], [profile], mode=mode, k=k, soft=soft, hard=hard,
-                                 time_sensitive=None if time_sensitive is None else [time_sensitive],
-                                 debug=debug, today=today)[0]
-
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
                      mode: str = "hybrid", k: int = 10, soft: Soft = True, hard: bool = True,
                      time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,

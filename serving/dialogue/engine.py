@@ -34,14 +34,14 @@ from typing import Any, Mapping
 from advisor.config import InstitutionConfig
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
+from advisor.retrieval import Retriever, params_from
+from advisor.retrieval.results import RetrievalResult
 from serving.dialogue import profiling, templates
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
 from serving.dialogue.session import Pending, Session
 from serving.dialogue.types import Citation, Reply
-from advisor.retrieval import Retriever, params_from
-from advisor.retrieval.results import RetrievalResult
 
 __all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "ExtractiveAnswerer", "LLMTasks", "NoBuildError",
            "Session", "open_advisor"]
