@@ -30,7 +30,7 @@ def materialize(args: argparse.Namespace) -> int:
     warehouse = _warehouse(args.warehouse)
     config_path = str(Path(args.config).resolve()) if args.config else ""
 
-    from advisor.instance import prepare_dagster_home
+    from cli.dagster_home import prepare_dagster_home
 
     prepare_dagster_home(warehouse)
     warnings.filterwarnings("ignore")  # Dagster's supersession/beta warnings are not for students

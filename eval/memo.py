@@ -115,9 +115,10 @@ class CachingRetriever(BatchSearcher):
         self.inner, self._cache = retriever, {}
 
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
-                     mode: str = "hybrid", k: int = 10, soft: bool = True, hard: bool = True,
+                     mode: str = "hybrid", k: int | None = None, soft: bool = True, hard: bool = True,
                      time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
                      today: date | None = None) -> list[RetrievalResult]:
+        k = self.inner.params.k if k is None else k  # resolved before keying: k=None and k=params.k are one search
         profiles = list(profiles) if profiles is not None else [None] * len(queries)
         decisions = list(time_sensitive) if time_sensitive is not None else [None] * len(queries)
         if debug:  # debug output is never cached: it is for people, not for evaluation rows

@@ -319,6 +319,17 @@ def test_seven_plus_three_and_reversed(split_corpus):
     assert counts(split_corpus.search("학점", {"department": "CS"}, time_sensitive=True, today=TODAY)) == (8, 2)
 
 
+def test_the_default_depth_is_the_configured_shares(split_corpus):
+    """k left out is static_k + dynamic_k of the retriever's settings, not a number of its own."""
+    from dataclasses import replace
+
+    narrow = Retriever(split_corpus.build, split_corpus.tokenize,
+                       replace(split_corpus.params, static_k=4, dynamic_k=2))
+    assert len(narrow.search("학점", today=TODAY).chunks) == 6
+    assert len(narrow.search("학점", today=TODAY, k=9).chunks) == 9  # an explicit k still wins
+    assert len(split_corpus.search("학점", today=TODAY).chunks) == RetrievalParams().k
+
+
 def test_recency_weighting_orders_dynamic_chunks(tmp_path):
     records = [record("static", ["학점"])]
     records += [record(f"age{days}", ["학점", "공지"], "dynamic", published_on=TODAY - timedelta(days=days))

@@ -277,8 +277,9 @@ def store_search(store: FAQStore, embedder, tokenize: Tokenize, keywords: Tokeni
     return search
 
 
-def retriever_rank(retriever, k: int = 10) -> DocRank:
-    """Tier 2: the rank of the gold doc_url in the profile-aware hybrid retrieval (top k)."""
+def retriever_rank(retriever, k: int | None = None) -> DocRank:
+    """Tier 2: the rank of the gold doc_url in the profile-aware hybrid retrieval (top k; None: the
+    retriever's own static_k + dynamic_k, as the dialogue retrieves)."""
 
     def rank(queries: Sequence[CalibrationQuery]) -> list[int | None]:
         if not queries:
@@ -295,7 +296,7 @@ def retriever_rank(retriever, k: int = 10) -> DocRank:
 def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever, seed: int = 0,
               max_queries: int = 800, paraphrases_per_question: int = 2,
               llm_paraphrases: Mapping[str, Sequence[str]] | None = None,
-              thresholds: Sequence[float] | None = None, k: int = 10, keywords: Tokenize | None = None) -> Calibration:
+              thresholds: Sequence[float] | None = None, k: int | None = None, keywords: Tokenize | None = None) -> Calibration:
     """Sweep t_FAQ on generated queries and choose it (see the module docstring).
 
     llm_paraphrases: source_url -> LLM paraphrases of that seed question that are NOT in the

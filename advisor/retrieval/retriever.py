@@ -41,17 +41,18 @@ class _Query:
 
 class BatchSearcher:
     """`search` is a batch of one: a subclass implements `search_batch` (the Retriever, or a cache
-    in front of one), so both answer the same call the same way."""
+    in front of one), so both answer the same call the same way. `k=None`: the retrieval
+    settings' static_k + dynamic_k."""
 
-    def search(self, query: str, profile: Mapping[str, Any] | None = None, mode: str = "hybrid", k: int = 10,
-               soft: Soft = True, hard: bool = True, time_sensitive: bool | None = None, debug: bool = False,
-               today: date | None = None) -> RetrievalResult:
+    def search(self, query: str, profile: Mapping[str, Any] | None = None, mode: str = "hybrid",
+               k: int | None = None, soft: Soft = True, hard: bool = True, time_sensitive: bool | None = None,
+               debug: bool = False, today: date | None = None) -> RetrievalResult:
         return self.search_batch([query], [profile], mode=mode, k=k, soft=soft, hard=hard,
                                  time_sensitive=None if time_sensitive is None else [time_sensitive],
                                  debug=debug, today=today)[0]
 
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
-                     mode: str = "hybrid", k: int = 10, soft: Soft = True, hard: bool = True,
+                     mode: str = "hybrid", k: int | None = None, soft: Soft = True, hard: bool = True,
                      time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
                      today: date | None = None) -> list[RetrievalResult]:
         raise NotImplementedError
@@ -68,14 +69,16 @@ class Retriever(BatchSearcher):
 
     # ------------------------------------------------------------------ public API
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
-                     mode: str = "hybrid", k: int = 10, soft: Soft = True, hard: bool = True,
+                     mode: str = "hybrid", k: int | None = None, soft: Soft = True, hard: bool = True,
                      time_sensitive: Sequence[bool | None] | None = None, debug: bool = False,
                      today: date | None = None) -> list[RetrievalResult]:
         """Many queries at once: one tokenizer call and one embedder call per block of queries (the
         evaluation path). Dense scores stay one matrix-vector product per query: a batched matrix
         product rounds differently and reorders near-ties, and evaluation must give exactly what
-        serving gives (at thousands of chunks a product takes microseconds anyway)."""
+        serving gives (at thousands of chunks a product takes microseconds anyway). `k` defaults
+        to the retrieval settings' static_k + dynamic_k."""
         _check_mode(mode)
+        k = self.params.k if k is None else k
         profiles = list(profiles) if profiles is not None else [None] * len(queries)
         decisions = list(time_sensitive) if time_sensitive is not None else [None] * len(queries)
         if not len(profiles) == len(decisions) == len(queries):
