@@ -84,9 +84,13 @@ def ask_and_answer_everything(page, question: str, max_rounds: int = 6):
             return page.locator(".msg.answer").last
         assert page.locator(".msg.error").count() == 0, page.locator(".msg.error").last.inner_text()
         groups = page.locator(PENDING_QUESTION)
+        replies = page.locator(".msg.ask, .msg.answer, .msg.error")
+        shown = replies.count()
         for _ in range(groups.count()):
             groups.first.locator("button.option:not(.unknown)").first.click()
-        page.wait_for_selector(PENDING_QUESTION, state="detached")  # CSS only: the page's CSP forbids eval
+        # The reply to these answers is rendered (CSS only: the page's CSP forbids eval). Not "no
+        # question pending": a fast reply may already show the next question.
+        replies.nth(shown).wait_for(timeout=60_000)
     raise AssertionError(f"no answer after {max_rounds} rounds of questions")
 
 
