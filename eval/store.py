@@ -216,6 +216,50 @@ CREATE TABLE IF NOT EXISTS intent_eval (
     {_LINEAGE_DDL},
     PRIMARY KEY (run_id, intent)
 );
+
+-- The dialogue benchmark (eval/dialogue/): one row per message per run, one row per metric per run.
+CREATE TABLE IF NOT EXISTS dialogue_bench_results (
+    run_id             VARCHAR NOT NULL,
+    message_id         VARCHAR NOT NULL,
+    text               VARCHAR NOT NULL,
+    category           VARCHAR NOT NULL,    -- greeting | ability | smalltalk | faq | retrieval | profile_independent | out_of_scope
+    register           VARCHAR NOT NULL,    -- polite | banmal | typo | nospace | emoji | english | mixed
+    expected_intent    VARCHAR,             -- NULL: out_of_scope (any non-answer will do)
+    expected_behaviour VARCHAR NOT NULL,    -- template | faq_entry | answer | no_question | fallback
+    gold_from          VARCHAR NOT NULL,    -- templates | faq_store
+    expected_faq       VARCHAR,             -- the FAQ entry (source_url) that should answer
+    routed_intent      VARCHAR,
+    effective_intent   VARCHAR,             -- what the student got, as an intent (eval/dialogue/metrics.py)
+    reply_kind         VARCHAR NOT NULL,    -- template | question | answer (the first reply)
+    tier               VARCHAR,             -- the final reply's tier
+    answer_method      VARCHAR,
+    faq_cited          VARCHAR,
+    first_citation     VARCHAR,
+    verbatim           BOOLEAN NOT NULL,
+    questions_asked    INTEGER NOT NULL,
+    seconds            DOUBLE,
+    build_id           VARCHAR NOT NULL,
+    institution        VARCHAR NOT NULL,
+    messages_hash      VARCHAR NOT NULL,
+    created_at         TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (run_id, message_id)
+);
+
+CREATE TABLE IF NOT EXISTS dialogue_bench_metrics (
+    run_id             VARCHAR NOT NULL,
+    metric             VARCHAR NOT NULL,
+    scope              VARCHAR NOT NULL,    -- all | an intent | a register
+    value              DOUBLE,              -- NULL: no message fits (n = 0)
+    n                  INTEGER NOT NULL,
+    build_id           VARCHAR NOT NULL,
+    institution        VARCHAR NOT NULL,
+    messages_hash      VARCHAR NOT NULL,
+    code_version       VARCHAR NOT NULL,
+    fingerprint        VARCHAR NOT NULL,    -- build, code, config, messages: an equal one is reused
+    gold_from          VARCHAR NOT NULL,
+    created_at         TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (run_id, metric, scope)
+);
 """
 
 # Columns added since the first version of these tables: added to an older lakehouse on open.
@@ -363,7 +407,8 @@ _CODE_PATHS = ("eval", "serving", "advisor/retrieval", "advisor/faq", "advisor/i
                "assets/evaluation.py")
 _NOT_RESULT_CODE = ("eval/store.py", "eval/outfile.py", "eval/reports.py", "eval/report_data.py",
                     "eval/report_tables.py", "eval/report_charts.py", "eval/readme_results.py", "eval/provenance.py",
-                    "serving/api/", "serving/web/")
+                    "serving/api/", "serving/web/",
+                    "eval/dialogue/")  # the dialogue benchmark: its own runs, its own code version
 
 
 def evaluation_code_version(root: Path | None = None) -> str:

@@ -1,0 +1,76 @@
+"""Every benchmark message sent once through the real dialogue engine, as a student who knows
+nothing about their profile would: a fresh session per message, "don't know" (None) to every
+profile question, until the engine answers. One result row per message."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import date
+
+from eval.dialogue.messages import Message
+from eval.simulate import MAX_TURNS
+
+
+@dataclass(frozen=True)
+class Result:
+    message_id: str
+    text: str
+    category: str
+    register: str
+    expected_intent: str | None
+    expected_behaviour: str
+    gold_from: str
+    expected_faq: str | None  # the entry's source_url the FAQ tier should answer from
+    routed_intent: str | None  # the router's decision on the first turn
+    reply_kind: str  # template | question (the engine asked first) | answer
+    tier: str | None  # the final reply's tier: template | faq | documents | fallback
+    answer_method: str | None
+    faq_cited: str | None  # the FAQ entry cited first (its source_url), when the FAQ tier answered
+    first_citation: str | None  # the URL cited first by the final answer, whatever the tier
+    verbatim: bool  # the final answer is the expected entry's answer text, unchanged
+    questions_asked: int  # profile questions asked before the answer
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def run(advisor, messages: Sequence[Message], today: date | None = None,
+        answers: Mapping[str, str] | None = None) -> list[Result]:
+    """One Result per message. `answers`: source_url -> the FAQ entry's answer text, for the
+    verbatim check (None: read from the engine's FAQ store)."""
+    if answers is None:
+        store = getattr(advisor, "faq_store", None)
+        answers = {}
+        for entry in (store.entries if store is not None else []):
+            if entry.origin == "seed":
+                answers.setdefault(entry.source_url, entry.answer)
+    today = today or advisor.config.today()
+    return [_converse(advisor, message, today, answers) for message in messages]
+
+
+def _converse(advisor, message: Message, today: date, answers: Mapping[str, str]) -> Result:
+    started = time.perf_counter()
+    session = advisor.new_session()
+    reply = advisor.respond(session, message=message.text, today=today)
+    routed = reply.intent
+    kind = "question" if reply.type == "ask" else ("template" if reply.tier == "template" else "answer")
+    asked, turns = 0, 1
+    while reply.type == "ask":
+        if turns >= MAX_TURNS:
+            raise RuntimeError(f"the dialogue kept asking after {MAX_TURNS} turns for {message.text!r}")
+        asked += len(reply.questions)
+        reply = advisor.respond(session, profile={q.attribute: None for q in reply.questions}, today=today)
+        turns += 1
+    first = reply.citations[0].url if reply.citations else None
+    expected_answer = answers.get(message.faq_source) if message.faq_source else None
+    return Result(
+        message_id=message.message_id, text=message.text, category=message.category, register=message.register,
+        expected_intent=message.intent, expected_behaviour=message.behaviour, gold_from=message.gold_from,
+        expected_faq=message.faq_source, routed_intent=routed, reply_kind=kind, tier=reply.tier,
+        answer_method=reply.answer_method, faq_cited=first if reply.tier == "faq" else None, first_citation=first,
+        verbatim=bool(expected_answer) and reply.tier == "faq" and reply.answer.strip() == expected_answer.strip(),
+        questions_asked=asked, seconds=round(time.perf_counter() - started, 4),
+    )
