@@ -13,7 +13,7 @@ import pytest
 
 from serving.api import AdvisorHolder, ServingSettings, create_app
 from serving.api.logs import AccessLogRedactor
-from serving.api.models import AnswerReply, AskReply, ErrorBody
+from serving.api.models import AnswerReply, AskReply, ErrorBody, SourceOut
 from serving.api.ratelimit import RateLimiter
 from serving.api.sessions import SessionStore
 from tests.fake_advisor import (DEFAULT_SCHEMA, FakeAdvisor, ManualClock, open_fake, publish_fake_build,
@@ -436,3 +436,102 @@ def test_the_page_and_its_files_are_served_without_outside_resources(serve):
         assert client.get(asset).status_code == 200
     for text in (page.text, client.get("/static/app.js").text, client.get("/static/style.css").text):
         assert "//cdn" not in text and "fonts.googleapis" not in text and "https://" not in text
+
+
+# ------------------------------------------------------------------------------- source snapshots (a real build)
+
+@pytest.fixture(scope="module")
+def real_advisor(demo_warehouse):
+    from serving.dialogue.engine import open_advisor
+
+    return open_advisor(demo_warehouse.builds, demo_warehouse.config(), None)
+
+
+@pytest.fixture
+def real_client(real_advisor):
+    with running_server(create_app(loaded_holder(real_advisor), ServingSettings(rate_per_minute=0))) as base, \
+            httpx.Client(base_url=base, timeout=60) as client:
+        yield client
+
+
+def answered(client: httpx.Client, question: str) -> dict:
+    body = client.post("/v1/chat", json={"message": question}).raise_for_status().json()
+    while body["type"] == "ask":  # "don't know" to every profile question
+        answers = {q["attribute"]: None for q in body["questions"]}
+        body = client.post("/v1/chat", json={"session_id": body["session_id"], "profile": answers}).raise_for_status().json()
+    return body
+
+
+def test_a_citation_opens_the_saved_copy_of_its_document(real_client, real_advisor):
+    import polars as pl
+
+    from advisor.index.layout import CHUNKS_FILE
+
+    reply = answered(real_client, "졸업하려면 전공 몇 학점 들어야 해요?")
+    citation = AnswerReply.model_validate(reply).citations[0]
+    assert citation.snapshot == f"/v1/sources/{citation.chunk_id}"  # an added field; the others unchanged
+    response = real_client.get(citation.snapshot)
+    assert response.status_code == 200 and response.headers["cache-control"] == "no-store"
+    source = SourceOut.model_validate(response.json())
+    chunk = pl.read_parquet(real_advisor.build.directory / CHUNKS_FILE).filter(pl.col("chunk_id") == citation.chunk_id)
+    assert source.url == chunk["doc_url"][0] and source.build_id == real_advisor.build_id
+    assert source.fetched_at and source.title
+    assert source.chunk.text and source.text[source.chunk.start:source.chunk.end] == source.chunk.text
+    assert chunk["text"][0].endswith(source.chunk.text)
+
+
+def test_an_faq_citation_opens_too(real_client):
+    reply = answered(real_client, "휴학 신청은 어떻게 하나요?")
+    for citation in reply["citations"]:
+        if citation["snapshot"]:
+            assert real_client.get(citation["snapshot"]).status_code == 200
+
+
+@pytest.mark.parametrize("chunk_id", ["0" * 65, "<script>alert(1)</script>", "a b", "한글아이디", "' OR 1=1 --",
+                                      "abc%00def", "..", "a.b"])
+def test_hostile_chunk_ids_get_a_json_4xx(real_client, chunk_id):
+    from urllib.parse import quote
+
+    response = real_client.get("/v1/sources/" + quote(chunk_id, safe=""))
+    assert 400 <= response.status_code < 500
+    error = assert_error(response, response.status_code)
+    assert error["code"] in ("invalid_chunk_id", "not_found")
+    assert "<script>" not in response.text
+
+
+def test_unknown_chunk_id_is_404(real_client):
+    for path in ("/v1/sources/0123456789abcdef", "/v1/sources/../../etc/passwd", "/v1/sources/"):
+        response = real_client.get(path)
+        assert response.status_code == 404
+        assert_error(response, 404)
+    assert real_client.get("/v1/sources/0123456789abcdef").json()["error"]["code"] == "unknown_chunk"
+
+
+def test_an_old_build_without_snapshots_serves_with_a_clear_404(demo_warehouse, tmp_path):
+    import shutil
+
+    from advisor.index.layout import LATEST, SOURCES_FILE, latest_build_id
+    from serving.dialogue.engine import open_advisor
+
+    build_id = latest_build_id(demo_warehouse.builds)
+    builds = tmp_path / "builds"
+    shutil.copytree(demo_warehouse.builds / build_id, builds / build_id)
+    (builds / build_id / SOURCES_FILE).unlink()  # as written before snapshots existed
+    (builds / LATEST).write_text(build_id + "\n", encoding="utf-8")
+    advisor = open_advisor(builds, demo_warehouse.config(), None)
+    with running_server(create_app(loaded_holder(advisor), ServingSettings(rate_per_minute=0))) as base, \
+            httpx.Client(base_url=base, timeout=60) as client:
+        reply = answered(client, "졸업하려면 전공 몇 학점 들어야 해요?")
+        assert reply["citations"] and all(c["snapshot"] is None for c in reply["citations"])
+        response = client.get(f"/v1/sources/{reply['citations'][0]['chunk_id']}")
+        error = assert_error(response, 404)
+        assert error["code"] == "no_snapshots" and "original URL" in error["message"]
+
+
+def test_an_engine_without_snapshots_answers_404_and_the_endpoint_is_documented(serve):
+    client = serve()
+    reply = client.post("/v1/chat", json={"message": "안녕"}).json()
+    assert reply["citations"][0]["snapshot"] is None
+    assert assert_error(client.get("/v1/sources/c1"), 404)["code"] == "no_snapshots"
+    spec = client.get("/openapi.json").json()
+    assert "/v1/sources/{chunk_id}" in spec["paths"] and "SourceOut" in spec["components"]["schemas"]

@@ -213,3 +213,129 @@ def test_an_expired_session_is_explained_and_a_new_one_starts(fake_server, phone
     phone.press("#message", "Enter")
     phone.locator(".msg.answer").nth(1).wait_for()
     assert exchanges[-1]["request"]["session_id"] is None and exchanges[-1]["status"] == 200
+
+
+# ------------------------------------------------------------------------------- citations that open, unsent messages
+
+def test_a_citations_saved_copy_opens_the_snapshot_text(demo_server, phone):
+    base, _ = demo_server
+    phone.goto(base + "/")
+    answer = ask_and_answer_everything(phone, "졸업하려면 전공 몇 학점 들어야 해요?")
+    saved = answer.locator(".citations a.saved-copy").first
+    assert saved.inner_text() == "저장된 사본"
+    original = answer.locator(".citations li").first.locator("a").first
+    assert original.get_attribute("href").startswith("http")  # the original URL stays the first link
+    source = httpx.get(base + saved.get_attribute("href")).json()
+
+    saved.click()
+    dialog = phone.locator("dialog#snapshot")
+    dialog.wait_for(state="visible")
+    body = dialog.locator(".snapshot-text")
+    assert body.inner_text().strip() == source["text"].strip()  # the document as saved, as text
+    assert dialog.locator("mark").inner_text().strip() == source["chunk"]["text"].strip()  # the cited passage
+    assert dialog.locator(".snapshot-origin a").get_attribute("href") == source["url"]
+    assert source["fetched_at"][:10] in dialog.locator(".snapshot-meta").inner_text()
+    assert no_horizontal_overflow(phone)
+    dialog.locator("#snapshot-close").click()
+    dialog.wait_for(state="hidden")
+
+
+class SnapshotAdvisor(FakeAdvisor):
+    """Cites a source whose saved copy is markup: it must be shown as text."""
+
+    def sources(self):
+        return self
+
+    def __contains__(self, chunk_id):
+        return chunk_id == "c1"
+
+    def get(self, chunk_id):
+        from advisor.index.sources import SourceSnapshot
+
+        if chunk_id != "c1":
+            return None
+        text = '# 안내\n\n<img src=x onerror="document.body.dataset.owned=1"> 인용된 문장입니다.\n끝.'
+        start = text.index("<img")
+        return SourceSnapshot(chunk_id, "http://fake.example/guide.html", "안내 문서", text, "fake", "page", None, None,
+                              start, text.index("\n끝"))
+
+
+def test_a_snapshot_is_rendered_as_text_never_markup(phone):
+    holder = AdvisorHolder(lambda: SnapshotAdvisor("fake-build"))
+    assert holder.refresh()
+    with running_server(create_app(holder, ServingSettings(rate_per_minute=0))) as base:
+        phone.goto(base + "/")
+        phone.fill("#message", "안녕하세요")
+        phone.press("#message", "Enter")
+        phone.locator(".msg.answer .saved-copy").click()
+        dialog = phone.locator("dialog#snapshot")
+        dialog.wait_for(state="visible")
+        assert "<img" in dialog.locator("mark").inner_text()
+        assert dialog.locator("img").count() == 0
+        assert phone.evaluate("document.body.dataset.owned") is None
+
+
+def test_a_failed_send_keeps_the_message_and_says_so_in_korean(fake_server, phone):
+    phone.goto(fake_server + "/")
+    phone.route("**/v1/chat", lambda route: route.abort())  # the server is down
+    question = "졸업 요건이 궁금해요"
+    phone.fill("#message", question)
+    phone.press("#message", "Enter")
+    error = phone.wait_for_selector(".msg.error")
+    assert "서버에 연결할 수 없어요" in error.inner_text()
+    assert phone.input_value("#message") == question  # nothing to type again
+    assert phone.locator(".msg.mine.unsent").count() == 1
+
+    phone.unroute("**/v1/chat")  # back up: the kept message is sent as it is
+    phone.press("#message", "Enter")
+    phone.wait_for_selector(".msg.answer")
+    assert phone.input_value("#message") == ""
+
+
+def test_server_errors_are_shown_in_korean(fake_server, phone):
+    phone.goto(fake_server + "/")
+    phone.fill("#message", "BOOM")  # the fake engine fails: a 500 with an English developer message
+    phone.press("#message", "Enter")
+    text = phone.wait_for_selector(".msg.error").inner_text()
+    assert "문제가 생겼어요" in text and "assistant" not in text
+
+
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}],
+                         ids=["phone-390", "desktop"])
+def test_the_newest_reply_and_its_options_stay_above_the_input(fake_server, browser, viewport):
+    context = browser.new_context(viewport=viewport, locale="ko-KR")
+    page = context.new_page()
+    try:
+        page.goto(fake_server + "/")
+        for number in range(6):  # a conversation longer than the screen
+            page.fill("#message", f"질문 {number}: 수강 신청 기간이 언제예요?")
+            page.press("#message", "Enter")
+            page.locator(".msg.answer").nth(number).wait_for()
+        page.fill("#message", "졸업하려면 몇 학점 들어야 해요?")
+        page.press("#message", "Enter")
+        page.wait_for_selector(PENDING_QUESTION)
+        page.wait_for_timeout(300)  # let the smooth/instant scroll settle
+        composer_top = page.locator("#composer").bounding_box()["y"]
+        last_option = page.locator(f"{PENDING_QUESTION} button.option").last.bounding_box()
+        first_option = page.locator(f"{PENDING_QUESTION} button.option").first.bounding_box()
+        assert last_option["y"] + last_option["height"] <= composer_top + 1
+        header = page.locator("header.bar").bounding_box()
+        assert first_option["y"] >= header["y"] + header["height"] - 1  # not under the sticky header either
+    finally:
+        context.close()
+
+
+def test_profile_answers_that_fail_to_send_can_be_sent_again(fake_server, phone):
+    phone.goto(fake_server + "/")
+    phone.fill("#message", "몇 학점 들어야 해요?")
+    phone.press("#message", "Enter")
+    phone.wait_for_selector(PENDING_QUESTION)
+    phone.route("**/v1/chat", lambda route: route.abort())
+    for _ in range(2):
+        phone.locator(PENDING_QUESTION).first.locator("button.option").first.click()
+    phone.wait_for_selector(".msg.error")
+    assert phone.locator(PENDING_QUESTION).count() == 2  # the buttons are back
+    phone.unroute("**/v1/chat")
+    for _ in range(2):
+        phone.locator(PENDING_QUESTION).first.locator("button.option").first.click()
+    phone.wait_for_selector(".msg.answer")

@@ -56,3 +56,44 @@ def _annotations(con, schema: fields.Schema, annotator: str) -> dict[str, dict]:
             result[chunk_id][attribute] = None if low is None and high is None else [
                 bounds.min if low is None else low, bounds.max if high is None else high]
     return dict(result)
+
+
+# ----------------------------------------------------------------------------- source snapshots
+
+_DOCUMENTS = """
+SELECT url, title, text, source, kind, source_url, fetched_at, published_on
+FROM documents WHERE url IN (SELECT unnest(?::VARCHAR[]))
+ORDER BY url
+"""
+
+
+def source_rows_from_lakehouse(con: duckdb.DuckDBPyConnection, records: list[dict]) -> list[dict]:
+    """One snapshot row per document the build's chunks come from (writer.SOURCES_SCHEMA): the cleaned
+    text as the `documents` table holds it (structure kept), where and when it was fetched, and each
+    chunk's span in that text, so a citation can open the saved copy and highlight the passage."""
+    by_doc: dict[str, list[dict]] = defaultdict(list)
+    for record in records:
+        by_doc[record["doc_url"]].append(record)
+    offsets = dict(con.execute("SELECT chunk_id, start_offset FROM chunks WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))",
+                               [[r["chunk_id"] for r in records]]).fetchall())
+    columns = ["doc_url", "title", "text", "source", "kind", "source_url", "fetched_at", "published_on"]
+    rows = []
+    for values in con.execute(_DOCUMENTS, [sorted(by_doc)]).fetchall():
+        row = dict(zip(columns, values))
+        spans = [(r["chunk_id"], *chunk_span(row["text"], r["text"], offsets.get(r["chunk_id"])))
+                 for r in by_doc[row["doc_url"]]]
+        row.update(chunk_ids=[s[0] for s in spans], chunk_starts=[s[1] for s in spans], chunk_ends=[s[2] for s in spans])
+        rows.append(row)
+    return rows
+
+
+def chunk_span(doc_text: str, chunk_text: str, start: int | None) -> tuple[int | None, int | None]:
+    """Where the chunk's body lies in its document's text. The body is an exact slice starting at
+    `start` (advisor/chunking/chunker.py), but a repeated context line (a caption, an FAQ question)
+    may precede it in the chunk, separated by a newline; (None, None) when neither matches."""
+    if start is None or not 0 <= start <= len(doc_text):
+        return None, None
+    for body in (chunk_text, chunk_text.split("\n", 1)[-1]):
+        if body and doc_text.startswith(body, start):
+            return start, start + len(body)
+    return None, None

@@ -136,8 +136,12 @@ def build_index(
         sweep.extend({**p, "build_id": build_id, "embedder": embedder.name} for p in points)
         return summary
 
+    # A readable copy of every source document travels with the build: citations open it when the
+    # original page is gone (the demo site is served only during the crawl).
+    sources = index_records.source_rows_from_lakehouse(con, records)
     manifest = writer.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
-                                 keep=config.pipeline.keep_builds, finalize=finalize, augmented=augmented)
+                                 keep=config.pipeline.keep_builds, finalize=finalize, augmented=augmented,
+                                 sources=sources)
     insert_rows(con, "faq_threshold_sweep", sweep)
     insert_rows(con, "index_builds", [{
         "build_id": manifest.build_id, "built_at": datetime.fromisoformat(manifest.built_at), "path": manifest.directory,

@@ -15,6 +15,7 @@ all take the names from here.
       static/ dynamic/            # COLLECTIONS, each: tantivy/ vectors.npy vectors.usearch
       augmented/static/ augmented/dynamic/   # AUGMENTED_DIR: URAG-D, the same chunks by augmented text
       faq/ intent/ serving.json   # FAQ_DIR, INTENT_DIR, SERVING_FILE: the dialogue's artifacts
+      sources.parquet             # SOURCES_FILE: a readable snapshot of every document the chunks come from
 
 A reader resolves LATEST once and then reads only that folder, which is never modified after its
 rename; so it never sees a half-written build, and a build that fails leaves nothing published.
@@ -46,6 +47,10 @@ AUGMENTED_DIR = "augmented"
 FAQ_DIR = "faq"  # the URAG tier-1 FAQ store (advisor/faq/store.py)
 INTENT_DIR = "intent"  # the intent classifier
 SERVING_FILE = "serving.json"  # the calibrated FAQ threshold and how it was chosen
+# One row per source document (its cleaned text, URL, fetch date) with the spans of its chunks: what a
+# citation opens when the original page is gone. Optional like augmented/: builds written before it
+# have none and still load (so FORMAT_VERSION is unchanged); advisor/index/sources.py reads it.
+SOURCES_FILE = "sources.parquet"
 
 # Time first (UTC, microseconds) so that name order is build order; the hash tells contents apart.
 BUILD_ID = re.compile(r"^\d{8}T\d{12}Z-[0-9a-f]{8}$")

@@ -5,6 +5,8 @@ reads without DuckDB. The folder is written under a temporary name and published
 (layout.py, which also names every file of a build), so serving only ever sees complete builds.
 The chunk store has one row per chunk: text, URL, title, annotation, dates, ... + (collection, row).
 The dialogue's artifacts (faq/, intent/, serving.json) are added by serving_artifacts.py, via `finalize`.
+With `sources`, the build also keeps a snapshot of every source document (SOURCES_FILE): what a
+citation opens when the original page is unreachable; it is not indexed and changes no retrieval.
 
 The chunk store keeps each chunk's index tokens, so a reader can index the same chunks under other
 labels (advisor/index/relabel.py: the evaluation's true-label system) without Kiwi.
@@ -28,8 +30,8 @@ from usearch.index import MetricKind
 
 from advisor.index import fields, layout
 from advisor.index.layout import (
-    AUGMENTED_DIR, CHUNKS_FILE, COLLECTIONS, EMBEDDER_DIR, FORMAT_VERSION, MANIFEST, TANTIVY_DIR, VECTORS_NPY,
-    VECTORS_USEARCH,
+    AUGMENTED_DIR, CHUNKS_FILE, COLLECTIONS, EMBEDDER_DIR, FORMAT_VERSION, MANIFEST, SOURCES_FILE, TANTIVY_DIR,
+    VECTORS_NPY, VECTORS_USEARCH,
 )
 
 CHUNK_SCHEMA = {
@@ -37,6 +39,14 @@ CHUNK_SCHEMA = {
     "title": pl.String, "text": pl.String, "indexed_text": pl.String, "published_on": pl.Date,
     "kind": pl.String, "heading_path": pl.List(pl.String), "page": pl.Int64, "applies_to": pl.String,
     "tokens": pl.List(pl.String),
+}
+
+# One row per source document (advisor/build/records.py makes them); chunk_starts/ends: each chunk's
+# body in `text` (null when it could not be located), parallel to chunk_ids.
+SOURCES_SCHEMA = {
+    "doc_url": pl.String, "title": pl.String, "text": pl.String, "source": pl.String, "kind": pl.String,
+    "source_url": pl.String, "fetched_at": pl.Datetime("us", "UTC"), "published_on": pl.Date,
+    "chunk_ids": pl.List(pl.String), "chunk_starts": pl.List(pl.Int64), "chunk_ends": pl.List(pl.Int64),
 }
 
 
@@ -80,6 +90,7 @@ def write_build(
     keep: int = 5,
     finalize: Callable[[Path, str], dict] | None = None,
     augmented: Augmented | None = None,
+    sources: Sequence[Mapping[str, Any]] | None = None,
 ) -> BuildManifest:
     """Write, publish as LATEST and prune. On any error nothing is published and the temporary
     folder is removed; LATEST and earlier builds are untouched.
@@ -98,6 +109,10 @@ def write_build(
     try:
         tmp.mkdir()
         manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented)
+        if sources is not None:
+            _write_sources(tmp, records, sources)
+            manifest = replace(manifest, files={**manifest.files, "sources": SOURCES_FILE})
+            _write_manifest(tmp, manifest)
         if finalize is not None:
             manifest = replace(manifest, serving=_jsonable(finalize(tmp, build_id)))
             _write_manifest(tmp, manifest)
@@ -139,6 +154,16 @@ def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema
     # Written last: a folder with a manifest is a finished one (useful when inspecting by hand).
     _write_manifest(tmp, manifest)
     return manifest
+
+
+def _write_sources(folder: Path, records, sources) -> None:
+    """The snapshots, checked to cover every chunk: a citation must always find its document."""
+    covered = {chunk_id for row in sources for chunk_id in row.get("chunk_ids") or []}
+    missing = [r["chunk_id"] for r in records if r["chunk_id"] not in covered]
+    if missing:
+        raise ValueError(f"{len(missing)} chunks have no source snapshot (e.g. {missing[0]})")
+    rows = [{name: row.get(name) for name in SOURCES_SCHEMA} for row in sources]
+    pl.DataFrame(rows, schema=SOURCES_SCHEMA).write_parquet(folder / SOURCES_FILE)
 
 
 def _write_manifest(folder: Path, manifest: BuildManifest) -> None:

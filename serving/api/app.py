@@ -9,6 +9,7 @@ line names only the exception type and where it was raised, never what the stude
 from __future__ import annotations
 
 import logging
+import re
 import time
 import traceback
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from serving.api.guards import RateLimit, SecurityHeaders
 from serving.api.holder import AdvisorHolder
 from serving.api.logs import install_access_log_redaction
 from serving.api.models import (ERROR_RESPONSES, AnswerReply, AskReply, ChatRequest, ErrorBody, Health,
-                                IndexInfo)
+                                IndexInfo, SourceOut)
 from serving.api.ratelimit import RateLimiter
 from serving.api.sessions import SessionStore
 from serving.api.settings import ServingSettings
@@ -39,6 +40,9 @@ log = logging.getLogger("serving.api")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 NO_BUILD = "no index build is loaded yet (run `advisor materialize`, then wait for the server to pick it up)"
+# Chunk ids are 16 hex digits (advisor/chunking/chunker.py); a little slack for other id schemes, nothing
+# that could be a path, markup or a very long string.
+CHUNK_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: ServingSettings | None = None,
@@ -104,7 +108,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
             log.error("engine failure on /v1/chat: %s", _where(exc))
             raise ApiError(500, "engine_error", "the assistant failed to answer; please try again") from None
         sessions.touch(session_id)
-        return JSONResponse(reply.as_api(session_id))
+        return JSONResponse(_with_snapshots(reply.as_api(session_id), advisor))
 
     @app.delete("/v1/sessions/{session_id}", status_code=204, responses={404: ERROR_RESPONSES[404]},
                 summary="Forget a conversation (and its profile) now")
@@ -117,6 +121,23 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
              summary="The index build being served")
     def index_info() -> JSONResponse:
         return JSONResponse(jsonable_encoder(serving_advisor().index_info()))
+
+    @app.get("/v1/sources/{chunk_id}", response_model=SourceOut,
+             responses={code: ERROR_RESPONSES[code] for code in (404, 422, 503)},
+             summary="The saved copy of a cited document (by the citation's chunk_id)")
+    def source(chunk_id: str) -> JSONResponse:
+        if not CHUNK_ID.fullmatch(chunk_id):
+            raise ApiError(422, "invalid_chunk_id", "a chunk id is 1-64 letters, digits, '-' or '_'", "chunk_id")
+        advisor = serving_advisor()
+        snapshots = _snapshots(advisor)
+        if snapshots is None:
+            raise ApiError(404, "no_snapshots", "the index build being served keeps no saved copies of its sources "
+                                                "(it was built before they existed); open the original URL")
+        snapshot = snapshots.get(chunk_id)
+        if snapshot is None:
+            raise ApiError(404, "unknown_chunk", "no source with this chunk id in the index build being served",
+                           "chunk_id")
+        return JSONResponse(snapshot.as_api(advisor.build_id))
 
     @app.get("/healthz", response_model=Health, responses={503: ERROR_RESPONSES[503]},
              summary="200 when an index build is loaded")
@@ -135,6 +156,24 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     app.add_middleware(RateLimit, limiter=RateLimiter(settings.rate_per_minute, clock))
     app.add_middleware(SecurityHeaders)
     return app
+
+
+def _snapshots(advisor: Any):
+    """The advisor's source snapshots, or None (a build without them, or an engine that keeps none)."""
+    sources = getattr(advisor, "sources", None)
+    return sources() if callable(sources) else None
+
+
+def _with_snapshots(body: dict, advisor: Any) -> dict:
+    """Each citation gets the path of its saved copy (an added field: clients that do not know it
+    ignore it), or null when the build keeps none for it."""
+    citations = body.get("citations") or []
+    snapshots = _snapshots(advisor) if citations else None
+    for citation in citations:
+        chunk_id = citation.get("chunk_id") or ""
+        citation["snapshot"] = (f"/v1/sources/{chunk_id}" if snapshots is not None and chunk_id in snapshots
+                                else None)
+    return body
 
 
 def _checked_turn(body: ChatRequest, settings: ServingSettings) -> tuple[str | None, dict | None]:

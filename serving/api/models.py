@@ -42,6 +42,30 @@ class CitationOut(BaseModel):
     title: str | None
     snippet: str
     chunk_id: str
+    snapshot: str | None = Field(None, description="extension: the path of the saved copy (GET /v1/sources/{chunk_id}); "
+                                                   "null when the build keeps none for this source")
+
+
+class SourceChunkOut(BaseModel):
+    start: int | None = Field(None, description="where the cited passage starts in `text` (null: not located)")
+    end: int | None
+    text: str | None = Field(None, description="the passage itself, text[start:end]")
+
+
+class SourceOut(BaseModel):
+    """The saved copy of a cited document, as the crawl fetched and cleaned it (plain text with its
+    structure: headings, list items, table rows), for when the original page is unreachable."""
+
+    chunk_id: str
+    build_id: str
+    url: str = Field(description="the original source URL (FAQ entries: page URL + #anchor)")
+    title: str | None
+    source: str | None = Field(None, description="the configured source it was crawled from")
+    kind: str | None = Field(None, description="page | pdf | notice | faq")
+    fetched_at: str | None = Field(None, description="when the crawl fetched it (ISO 8601, UTC)")
+    published_on: str | None = Field(None, description="a notice's publication date")
+    text: str
+    chunk: SourceChunkOut
 
 
 class AskReply(BaseModel):

@@ -24,6 +24,8 @@ ablations of the evaluation are settings (`DialogueSettings`), not different cod
 from __future__ import annotations
 
 import json
+import logging
+import threading
 import time
 from dataclasses import dataclass
 from datetime import date
@@ -33,6 +35,7 @@ from typing import Any, Mapping
 
 from advisor.config import InstitutionConfig
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
+from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
@@ -135,6 +138,10 @@ class Advisor:
         self.extractive = extractive or ExtractiveAnswerer(config, tokenizer)
         self.doc_limits = profiling.document_constraints(
             zip(c.chunks["doc_url"].to_list(), c.applies_to) for c in build.collections.values())
+        # The source snapshots are read on first use: only opened citations need them, not answering.
+        self._sources_lock = threading.Lock()
+        self._sources: SourceSnapshots | None = None
+        self._sources_loaded = False
 
     # ------------------------------------------------------------------ public API
     @property
@@ -153,6 +160,19 @@ class Advisor:
             "faq_entries": len(self.faq_store) if self.faq_store is not None else 0,
             "faq_threshold": self.thresholds.get("faq_threshold"),
         }
+
+    def sources(self) -> SourceSnapshots | None:
+        """The build's saved copies of its source documents (by chunk id); None for a build written
+        before snapshots existed."""
+        with self._sources_lock:
+            if not self._sources_loaded:
+                try:
+                    self._sources = load_sources(self.build.directory)
+                except Exception as exc:  # noqa: BLE001 - an unreadable file must not fail answers
+                    logging.getLogger(__name__).error("source snapshots unreadable: %s", type(exc).__name__)
+                    self._sources = None
+                self._sources_loaded = True
+            return self._sources
 
     def new_session(self, profile: Mapping[str, Any] | None = None) -> Session:
         session = Session()

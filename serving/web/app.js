@@ -17,6 +17,20 @@
   const sendButton = document.getElementById("send");
   const newButton = document.getElementById("new-conversation");
   const status = document.getElementById("status");
+  const snapshotDialog = document.getElementById("snapshot");
+  const SNAPSHOT_PATH = /^\/v1\/sources\/[A-Za-z0-9_-]{1,64}$/;
+  const OFFLINE_TEXT = "서버에 연결할 수 없어요. 보내지 못한 질문은 입력창에 남겨 두었어요. 잠시 후 다시 시도해 주세요.";
+  // The server's error messages are English for developers; students read these (by error code).
+  const ERROR_TEXTS = {
+    empty_message: "질문을 입력해 주세요.",
+    message_too_long: "질문이 너무 길어요. 1,000자 이내로 줄여 주세요.",
+    body_too_large: "보낸 내용이 너무 길어요. 줄여서 다시 보내 주세요.",
+    invalid_input: "선택한 답을 처리하지 못했어요. 다시 선택해 주세요.",
+    unknown_chunk: "이 출처의 저장된 사본을 찾을 수 없어요. 원문 링크를 이용해 주세요.",
+    no_snapshots: "지금 자료에는 저장된 사본이 없어요. 원문 링크를 이용해 주세요.",
+    invalid_chunk_id: "이 출처의 저장된 사본을 찾을 수 없어요. 원문 링크를 이용해 주세요.",
+  };
+  const DEFAULT_ERROR_TEXT = "요청을 처리하지 못했어요. 다시 시도해 주세요.";
 
   let sessionId = null;
   let busy = false;
@@ -32,6 +46,9 @@
     const item = el("li");
     item.appendChild(node);
     log.appendChild(item);
+    // The input bar is sticky at the bottom: keep the newest reply (and its option buttons) above
+    // it, not behind it, whatever the bar's height on this screen.
+    item.style.scrollMarginBottom = (form.offsetHeight + 8) + "px";
     item.scrollIntoView({ block: "end" });
     return item;
   }
@@ -51,6 +68,7 @@
     }
   }
 
+  // Returns true when the server answered the turn; false when it failed (shown as an error).
   async function post(body) {
     setBusy(true);
     try {
@@ -60,22 +78,32 @@
         body: JSON.stringify(body),
       });
       const data = await response.json().catch(() => null);
-      if (response.ok) {
+      if (response.ok && data) {
         sessionId = data.session_id;
         render(data);
-        return;
+        return true;
       }
       showError(response, data);
     } catch (e) {
-      append(el("div", "msg error", "서버에 연결할 수 없어요. 잠시 후 다시 시도해 주세요."));
+      showAlert(OFFLINE_TEXT);
     } finally {
       setBusy(false);
     }
+    return false;
+  }
+
+  function showAlert(text) {
+    append(el("div", "msg error", text)).firstChild.setAttribute("role", "alert");
+  }
+
+  function errorText(response, error) {
+    return ERROR_TEXTS[error.code] || (response.status >= 500 ? "답변을 만드는 중 문제가 생겼어요. 다시 시도해 주세요."
+                                                               : DEFAULT_ERROR_TEXT);
   }
 
   function showError(response, data) {
     const error = (data && data.error) || {};
-    let text = error.message || "요청을 처리하지 못했어요.";
+    let text = errorText(response, error);
     if (response.status === 404 && error.code === "unknown_session") {
       sessionId = null;
       text = "대화가 만료되었어요. 질문을 다시 입력해 주세요.";
@@ -84,10 +112,8 @@
       text = "요청이 너무 많아요." + (wait ? " " + wait + "초 후에 다시 시도해 주세요." : "");
     } else if (response.status === 503) {
       text = "아직 자료가 준비되지 않았어요. 잠시 후 다시 시도해 주세요.";
-    } else if (response.status >= 500) {
-      text = "답변을 만드는 중 문제가 생겼어요. 다시 시도해 주세요.";
     }
-    append(el("div", "msg error", text)).firstChild.setAttribute("role", "alert");
+    showAlert(text);
   }
 
   function render(reply) {
@@ -124,7 +150,10 @@
             next.querySelector("button").focus();
           } else {
             input.focus();
-            post({ session_id: sessionId, profile: answers });
+            post({ session_id: sessionId, profile: answers }).then((delivered) => {
+              // Not delivered (server down): the buttons come back, so the answers can be sent again.
+              if (!delivered) groups.forEach((g) => reopen(g, answers));
+            });
           }
         });
         options.appendChild(button);
@@ -135,6 +164,15 @@
     });
     append(box);
     if (groups.length) groups[0].querySelector("button").focus();
+  }
+
+  function reopen(group, answers) {
+    delete answers[group.dataset.attribute];
+    group.classList.remove("answered");
+    group.querySelectorAll("button").forEach((b) => {
+      b.disabled = false;
+      b.setAttribute("aria-pressed", "false");
+    });
   }
 
   function tierLabel(reply) {
@@ -176,6 +214,16 @@
         } else {
           item.appendChild(el("span", null, title));
         }
+        // The saved copy: what opens when the original site is unreachable.
+        if (citation.snapshot && SNAPSHOT_PATH.test(citation.snapshot)) {
+          const saved = el("a", "saved-copy", "저장된 사본");
+          saved.href = citation.snapshot;
+          saved.addEventListener("click", (event) => {
+            event.preventDefault();
+            openSnapshot(citation.snapshot);
+          });
+          item.appendChild(saved);
+        }
         if (citation.snippet) item.appendChild(el("span", "snippet", citation.snippet));
         list.appendChild(item);
       });
@@ -185,13 +233,77 @@
     append(box);
   }
 
-  form.addEventListener("submit", (event) => {
+  // ------------------------------------------------------------------ the saved copy of a source
+
+  function fillSnapshot(source) {
+    snapshotDialog.querySelector("#snapshot-title").textContent = source.title || source.url;
+    const date = (source.fetched_at || "").slice(0, 10);
+    const meta = [date ? date + " 수집" : null, source.published_on ? source.published_on + " 게시" : null]
+      .filter(Boolean).join(" · ");
+    snapshotDialog.querySelector(".snapshot-meta").textContent =
+      "출처 사이트에서 저장해 둔 사본입니다" + (meta ? " (" + meta + ")" : "") + ". 표시된 부분이 인용된 곳이에요.";
+    const origin = snapshotDialog.querySelector(".snapshot-origin");
+    origin.replaceChildren();
+    const href = safeUrl(source.url);
+    if (href) {
+      origin.appendChild(document.createTextNode("원문: "));
+      const link = el("a", null, source.url);
+      link.href = href;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+      origin.appendChild(link);
+    }
+    // Text nodes only (never markup): the document as saved, the cited passage in a <mark>.
+    const body = snapshotDialog.querySelector(".snapshot-text");
+    const text = source.text || "";
+    const chunk = source.chunk || {};
+    body.replaceChildren();
+    if (Number.isInteger(chunk.start) && Number.isInteger(chunk.end) && chunk.start < chunk.end) {
+      const mark = el("mark", null, text.slice(chunk.start, chunk.end));
+      body.append(document.createTextNode(text.slice(0, chunk.start)), mark,
+                  document.createTextNode(text.slice(chunk.end)));
+      return mark;
+    }
+    body.textContent = text;
+    return null;
+  }
+
+  async function openSnapshot(path) {
+    let source;
+    try {
+      const response = await fetch(path);
+      const data = await response.json().catch(() => null);
+      if (!response.ok || !data) {
+        showAlert(errorText(response, (data && data.error) || {}));
+        return;
+      }
+      source = data;
+    } catch (e) {
+      showAlert("서버에 연결할 수 없어 저장된 사본을 열지 못했어요. 잠시 후 다시 시도해 주세요.");
+      return;
+    }
+    const mark = fillSnapshot(source);
+    snapshotDialog.showModal();
+    if (mark) mark.scrollIntoView({ block: "center" });
+  }
+
+  document.getElementById("snapshot-close").addEventListener("click", () => snapshotDialog.close());
+
+  // ------------------------------------------------------------------ sending
+
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const message = input.value.trim();
     if (!message || busy) return;
-    append(el("div", "msg mine", message));
+    const mine = append(el("div", "msg mine", message)).firstChild;
     input.value = "";
-    post({ session_id: sessionId, message: message });
+    const delivered = await post({ session_id: sessionId, message: message });
+    if (!delivered) {
+      // Not answered (server down, overloaded, refused): the student's text goes back to the
+      // input, unless they have started typing something else meanwhile.
+      mine.classList.add("unsent");
+      if (!input.value) input.value = message;
+    }
   });
 
   input.addEventListener("keydown", (event) => {
