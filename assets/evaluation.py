@@ -84,10 +84,10 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
 
 
 def _checked(names: list[str], allowed, what: str) -> tuple[str, ...]:
-    unknown = [n for n in names if n not in allowed]
-    if unknown or not names:
-        raise Failure(f"evaluation config {what}: unknown or no names {unknown}; expected some of {list(allowed)}")
-    return tuple(dict.fromkeys(names))
+    try:
+        return registry.checked_names(names, allowed, "name")
+    except ValueError as exc:
+        raise Failure(f"evaluation config {what}: {exc}") from None
 
 
 def _result(context, con, institution_config, run_id: str, started: datetime, *, reused: bool) -> MaterializeResult:

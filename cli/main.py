@@ -133,16 +133,14 @@ class _EvalError(Exception):
 
 def _names(value: str | None, allowed: tuple[str, ...], option: str) -> tuple[str, ...]:
     """A comma-separated option as names in the given order; unknown names are an input error."""
+    from eval.registry import checked_names
+
     if value is None:
         return allowed
-    names = tuple(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
-    unknown = [n for n in names if n not in allowed]
-    if unknown:
-        raise _EvalError(EXIT_BAD_INPUT,
-                         f"{option}: unknown name(s) {', '.join(unknown)}; expected some of {', '.join(allowed)}")
-    if not names:
-        raise _EvalError(EXIT_BAD_INPUT, f"{option}: give at least one of {', '.join(allowed)}")
-    return names
+    try:
+        return checked_names([n.strip() for n in value.split(",") if n.strip()], allowed, "name")
+    except ValueError as exc:
+        raise _EvalError(EXIT_BAD_INPUT, f"{option}: {exc}") from None
 
 
 def _lakehouse(warehouse: Path):

@@ -22,6 +22,7 @@ properties; a system's code is imported when it runs. `run` is eval.runner.Run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 DEPLOYMENT, DONT_KNOW, ORACLE = "deployment", "deployment-dont-know", "oracle"
@@ -178,6 +179,18 @@ ABLATIONS = tuple(s.name for s in SYSTEMS if s.ablation)
 REFERENCE_SYSTEM = "profill"  # the system the ablations and the true-label system are compared with
 TRUE_LABEL_SYSTEM = next(s.name for s in SYSTEMS if s.needs_truth)
 TIERED = tuple(s.name for s in SYSTEMS if s.tiered)
+
+
+def checked_names(given, allowed: Sequence[str], what: str) -> tuple[str, ...]:
+    """`given` (a name or names) in order without repeats; an unknown name, or none, is a ValueError
+    naming them (the command line and the pipeline prefix it with where the names came from)."""
+    names = tuple(dict.fromkeys([given] if isinstance(given, str) else given))
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {', '.join(unknown)}; expected some of {', '.join(allowed)}")
+    if not names:
+        raise ValueError(f"give at least one {what} of {', '.join(allowed)}")
+    return names
 
 
 def system(name: str) -> System:

@@ -67,7 +67,8 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
     """`true_labels`: chunk id -> true applicability (eval/truth.py), for `profill-true-labels`;
     `dont_know_share`: the DONT_KNOW student's share of "don't know" answers (default: the
     institution config's evaluation.dont_know_share)."""
-    systems, settings = _checked_names(systems, SYSTEMS, "system"), _checked_names(settings, SETTINGS, "setting")
+    systems = list(registry.checked_names(systems, SYSTEMS, "system"))
+    settings = list(registry.checked_names(settings, SETTINGS, "setting"))
     if dont_know_share is None:
         dont_know_share = advisor.config.evaluation.dont_know_share
     if not 0.0 <= dont_know_share <= 1.0:
@@ -299,16 +300,6 @@ def _tiers(rows: list[dict]) -> dict:
     tiers: dict[str, Any] = {tier: len(by_tier.get(tier, [])) / n for tier in TIERS}
     tiers["accuracy"] = {tier: (sum(v) / len(v) if (v := by_tier.get(tier)) else None) for tier in TIERS}
     return tiers
-
-
-def _checked_names(given, allowed: Sequence[str], what: str) -> list[str]:
-    names = [given] if isinstance(given, str) else list(given)
-    unknown = [n for n in names if n not in allowed]
-    if unknown:
-        raise ValueError(f"unknown {what}(s) {unknown}; expected some of {list(allowed)}")
-    if not names:
-        raise ValueError(f"no {what} given")
-    return list(dict.fromkeys(names))
 
 
 def _checked_instances(instances) -> list[dict]:

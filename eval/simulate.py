@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from advisor.index import fields
 from serving.dialogue.profiling import DialogueInputError, canonical_answer
@@ -52,13 +52,23 @@ def converse(advisor, query: str, hidden: Mapping[str, Any], oracle: bool, today
     drawn per `key` and attribute). Returns (reply, questions asked as attribute names)."""
     session = advisor.new_session(dict(hidden) if oracle and hidden else None)
     reply = advisor.respond(session, message=query, today=today)
-    turns = 1
+    reply, _ = answer_questions(
+        advisor, session, reply, today, query,
+        lambda attribute: None if unsure(key, attribute, dont_know) else hidden.get(attribute))
+    asked = [q["attribute"] for q in reply.trace.get("questions", [])]
+    return reply, asked
+
+
+def answer_questions(advisor, session, reply, today: date, query: str,
+                     answer: Callable[[str], Any]) -> tuple[Any, int]:
+    """Answers every profile question of `reply` with `answer(attribute)` (None: "don't know"),
+    turn after turn, until the engine answers. Returns (the final reply, questions asked)."""
+    asked, turns = 0, 1
     while reply.type == "ask":
         if turns >= MAX_TURNS:
             raise RuntimeError(f"the dialogue kept asking after {MAX_TURNS} turns for {query!r}")
-        answers = {q.attribute: None if unsure(key, q.attribute, dont_know) else hidden.get(q.attribute)
-                   for q in reply.questions}
-        reply = advisor.respond(session, profile=answers, today=today)
+        asked += len(reply.questions)
+        reply = advisor.respond(session, profile={q.attribute: answer(q.attribute) for q in reply.questions},
+                                today=today)
         turns += 1
-    asked = [q["attribute"] for q in reply.trace.get("questions", [])]
     return reply, asked

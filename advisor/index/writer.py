@@ -108,11 +108,7 @@ def write_build(
     tmp = layout.tmp_dir(builds_root, build_id)
     try:
         tmp.mkdir()
-        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented)
-        if sources is not None:
-            _write_sources(tmp, records, sources)
-            manifest = replace(manifest, files={**manifest.files, "sources": SOURCES_FILE})
-            _write_manifest(tmp, manifest)
+        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented, sources)
         if finalize is not None:
             manifest = replace(manifest, serving=_jsonable(finalize(tmp, build_id)))
             _write_manifest(tmp, manifest)
@@ -125,7 +121,7 @@ def write_build(
 
 
 def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema, lineage,
-                    augmented: Augmented | None) -> BuildManifest:
+                    augmented: Augmented | None, sources) -> BuildManifest:
     rows = _chunk_rows(records, schema)
     counts = {}
     files: dict[str, Any] = {"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)}
@@ -139,6 +135,9 @@ def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema
                               [augmented.tokens[i] for i in positions], augmented.vectors[positions], schema)
     if augmented is not None:
         files["augmented"] = {"method": augmented.method, "collections": list(COLLECTIONS)}
+    if sources is not None:
+        _write_sources(tmp, records, sources)
+        files["sources"] = SOURCES_FILE
     pl.DataFrame(rows, schema=CHUNK_SCHEMA).write_parquet(tmp / CHUNKS_FILE)
     embedder.save(tmp / EMBEDDER_DIR)
     manifest = BuildManifest(

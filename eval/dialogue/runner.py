@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from datetime import date
 
 from eval.dialogue.messages import Message
-from eval.simulate import MAX_TURNS
+from eval.simulate import answer_questions
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,7 @@ def _converse(advisor, message: Message, today: date, answers: Mapping[str, str]
     reply = advisor.respond(session, message=message.text, today=today)
     routed = reply.intent
     kind = "question" if reply.type == "ask" else ("template" if reply.tier == "template" else "answer")
-    asked, turns = 0, 1
-    while reply.type == "ask":
-        if turns >= MAX_TURNS:
-            raise RuntimeError(f"the dialogue kept asking after {MAX_TURNS} turns for {message.text!r}")
-        asked += len(reply.questions)
-        reply = advisor.respond(session, profile={q.attribute: None for q in reply.questions}, today=today)
-        turns += 1
+    reply, asked = answer_questions(advisor, session, reply, today, message.text, lambda attribute: None)
     first = reply.citations[0].url if reply.citations else None
     expected_answer = answers.get(message.faq_source) if message.faq_source else None
     return Result(
