@@ -214,6 +214,9 @@ class InstitutionConfig(_Strict):
     institution: str
     language: str = "ko"
     timezone: str = "Asia/Seoul"
+    # Where a student goes when the material has no answer (the fallback says so): an office, a
+    # phone number, an address; one line, shown as written.
+    contact: Annotated[str, Field(min_length=1, max_length=300)] | None = None
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
     profile: dict[str, Attribute]
     crawl: CrawlSettings = CrawlSettings()

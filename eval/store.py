@@ -242,6 +242,14 @@ CREATE TABLE IF NOT EXISTS dialogue_bench_results (
     institution        VARCHAR NOT NULL,
     messages_hash      VARCHAR NOT NULL,
     created_at         TIMESTAMPTZ NOT NULL,
+    answer             VARCHAR,             -- the final reply's text
+    cited_chunk_ids    VARCHAR[],           -- what it cited (the judge reads these chunks)
+    judge_answers      BOOLEAN,             -- LLM judge (NULL without an LLM, or when judging failed)
+    judge_supported    BOOLEAN,             -- every claim in the cited text (NULL: nothing cited)
+    judge_admits_unknown BOOLEAN,           -- the reply says it does not know
+    judge_reason       VARCHAR,
+    judge_model        VARCHAR,
+    judge_failure      VARCHAR,             -- why judging this row failed
     PRIMARY KEY (run_id, message_id)
 );
 
@@ -258,6 +266,7 @@ CREATE TABLE IF NOT EXISTS dialogue_bench_metrics (
     fingerprint        VARCHAR NOT NULL,    -- build, code, config, messages: an equal one is reused
     gold_from          VARCHAR NOT NULL,
     created_at         TIMESTAMPTZ NOT NULL,
+    missing            VARCHAR,             -- why value is NULL when an LLM metric has no LLM
     PRIMARY KEY (run_id, metric, scope)
 );
 """
@@ -269,6 +278,11 @@ ADDED_COLUMNS = (
     ("eval_query_results", "gold_ranks", "INTEGER[]"),
     *(("eval_aggregates", _column(f"success@{k}"), "DOUBLE") for k in metrics.CUTOFFS),
     ("eval_aggregates", "slice", "VARCHAR"),
+    *(("dialogue_bench_results", column, kind) for column, kind in (
+        ("answer", "VARCHAR"), ("cited_chunk_ids", "VARCHAR[]"), ("judge_answers", "BOOLEAN"),
+        ("judge_supported", "BOOLEAN"), ("judge_admits_unknown", "BOOLEAN"), ("judge_reason", "VARCHAR"),
+        ("judge_model", "VARCHAR"), ("judge_failure", "VARCHAR"))),
+    ("dialogue_bench_metrics", "missing", "VARCHAR"),
 )
 
 # per-query row key -> column; list columns hold URLs / ids / attribute names

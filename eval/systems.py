@@ -192,14 +192,10 @@ def true_label_advisor(advisor, labels: Mapping[str, Mapping]):
 
 
 def faq_tier(advisor, query: str):
-    """The best FAQ entry at or above the build's threshold for a profile-less student, or None.
-    URAG reads the question once, as its retrieval does (query morphemes: without the question's
-    frame), for the FAQ tier too."""
+    """The best FAQ entry at or above the build's threshold for a profile-less student, or None:
+    the engine's own FAQ search (one implementation, read and scored as the build calibrated it)."""
     threshold = advisor.thresholds.get("faq_threshold")
     if advisor.faq_store is None or threshold is None:
         return None
-    tokenizer = advisor.tokenizer
-    vector = advisor.embedder.embed([query], tokenizer.query_morphemes([query]))[0]
-    matches = advisor.faq_store.search(vector, None, k=advisor.settings.faq_candidates, hard=False,
-                                       query_tokens=tokenizer.key_words([query])[0])
+    matches = advisor.faq_search(query, None, hard=False)
     return matches[0] if matches and matches[0].score >= threshold else None

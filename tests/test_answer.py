@@ -49,20 +49,29 @@ def answer_for(kiwi, query, known, evidence=EVIDENCE, config=CONFIG, **kw) -> Co
 
 
 def assert_verbatim(answer: ComposedAnswer, evidence) -> None:
-    """Every answer line is an evidence line or sentence shown with the light joining only, and
-    every snippet line is in its cited chunk's text."""
+    """Every snippet line is in its cited chunk's text; every answer line is an evidence line as
+    `readable` shows it (a row as a sentence), optionally followed by its table's caption in
+    parentheses, or a short list's caption and items on one line; every number is the material's."""
     squash = lambda s: " ".join(s.split())  # noqa: E731
     for index in answer.cited:
         source = squash(evidence[index].text)
         for line in answer.snippets[index].splitlines():
             assert squash(line) in source, line
+    raw = {squash(line.strip()) for c in evidence for line in c.text.splitlines()}
     shown = {readable(line) for c in evidence for line in c.text.splitlines()}
     everything = " ".join(squash(c.text) for c in evidence)
     for line in answer.text.splitlines():
         line = re.sub(r"\s*\[\d+\]$", "", line)
         if line in ("자료에 따르면:", "According to the sources:"):
             continue
-        assert line in shown or line in everything, line
+        context = re.search(r" \(([^()]*(?:\([^()]*\))?[^()]*)\)(\.?)$", line)
+        if context and context.group(1) in raw:  # "… 66학점 이상입니다 (학번별 전공 이수 학점)."
+            line = line[:context.start()] + context.group(2)
+        caption, _, items = line.partition(": ")
+        listed = caption in raw and all(readable(item) in shown for item in items.split(", "))
+        assert line in shown or line in everything or listed, line
+    numbers = set(re.findall(r"\d+", re.sub(r"\[\d+\]", "", answer.text)))
+    assert numbers <= set(re.findall(r"\d+", everything)), numbers
 
 
 # ----------------------------------------------------------------------------- extractive
@@ -80,10 +89,11 @@ def test_extractive_keeps_the_row_for_the_students_cohort_and_cites_its_chunk(ki
     assert "72학점" in other.text and "66학점" not in other.text
 
 
-def test_extractive_without_profile_shows_every_row_and_joins_cells_readably(kiwi):
+def test_extractive_without_profile_shows_every_row_as_a_sentence(kiwi):
     answer = answer_for(kiwi, "전공은 몇 학점 들어야 하나요?", {})
     assert "72학점" in answer.text and "66학점" in answer.text
-    assert "학번: 2021–2023학년도 입학생, 요건: 전공 66학점 이상" in answer.text
+    assert "2021–2023학년도 입학생은 전공 66학점 이상입니다" in answer.text  # whom it is for, then the fact
+    assert "학번:" not in answer.text and "요건:" not in answer.text  # not "header: value, header: value"
     assert " | " not in answer.text and "\n- " not in "\n" + answer.text
     assert_verbatim(answer, EVIDENCE)
 

@@ -438,6 +438,32 @@ def test_the_page_and_its_files_are_served_without_outside_resources(serve):
         assert "//cdn" not in text and "fonts.googleapis" not in text and "https://" not in text
 
 
+
+def test_the_page_may_probe_only_its_sources_sites_and_a_hostile_origin_is_never_written():
+    from serving.api.guards import page_policy
+
+    policy = page_policy(["https://www.univ.ac.kr", "http://127.0.0.1:8765", "https://x.edu; script-src *",
+                          "javascript:alert(1)", "https://www.univ.ac.kr"])
+    connect = next(d.strip() for d in policy.split(";") if d.strip().startswith("connect-src"))
+    assert connect == "connect-src 'self' http://127.0.0.1:8765 https://www.univ.ac.kr"
+    assert "script-src 'self';" in policy and "*" not in policy
+    assert "connect-src 'self';" in page_policy()
+
+
+def test_the_served_policy_names_the_builds_source_sites_on_the_page_only(tmp_path):
+    class Citing(FakeAdvisor):
+        def source_origins(self):
+            return ("https://www.univ.ac.kr",)
+
+    with running_server(create_app(loaded_holder(Citing("b1")), ServingSettings())) as base, \
+            httpx.Client(base_url=base, timeout=30) as client:
+        assert "connect-src 'self' https://www.univ.ac.kr;" in client.get("/").headers["content-security-policy"]
+        assert "connect-src 'self';" in client.get("/v1/index").headers["content-security-policy"]
+    holder = AdvisorHolder.for_builds(tmp_path / "builds", open_fake, reload_interval=60)  # nothing published
+    with running_server(create_app(holder, ServingSettings())) as base, httpx.Client(base_url=base, timeout=30) as client:
+        page = client.get("/")  # no build yet: the page is still served, talking to its own origin only
+        assert page.status_code == 200 and "connect-src 'self';" in page.headers["content-security-policy"]
+
 # ------------------------------------------------------------------------------- source snapshots (a real build)
 
 @pytest.fixture(scope="module")

@@ -335,3 +335,32 @@ def test_llm_router_through_the_real_client(openai_server):
     assert schema["name"] == SCHEMA_NAME and schema["strict"] is True
     assert schema["schema"]["properties"]["intent"]["enum"] == list(INTENTS)
     assert body["messages"][0]["role"] == "system" and body["messages"][-1]["content"] == "[A] 안녕하세요"
+
+
+# --- seeds and validation for routing that transfers (see also tests/test_routing_transfer.py) ----
+
+def test_questions_about_the_assistant_itself_are_ability_seeds_not_smalltalk():
+    seeds = seed_examples(OTHER_INSTITUTION)
+    by_form = defaultdict(set)
+    for s in seeds:
+        by_form[s.group].add(s.intent)
+    for form in ("너 로봇이야", "너 사람이야", "너 이름이 뭐야", "are you a robot", "what's your name"):
+        assert by_form[form] == {"ability"}, form
+    assert not [s.text for s in seeds if s.intent == "smalltalk" and ("로봇" in s.text or "robot" in s.text)]
+
+
+def test_validation_keeps_every_variant_of_a_seed_form_on_one_side():
+    from advisor.intents.classifier import _validation_split
+    from advisor.intents.seeds import form_key
+
+    seeds = seed_examples(OTHER_INSTITUTION)
+    examples = [IntentExample(example_id(s.text, s.intent), s.text, s.intent, "seed", None, "train") for s in seeds]
+    fit, held = _validation_split(examples)
+    assert fit and held and 0.1 <= len(held) / len(examples) <= 0.3
+    assert not {form_key(e.text) for e in fit} & {form_key(e.text) for e in held}
+    groups = defaultdict(set)
+    side = {e.text: "held" for e in held} | {e.text: "fit" for e in fit}
+    for s in seeds:
+        groups[s.group].add(side[s.text])
+    split_groups = [g for g, sides in groups.items() if len(sides) > 1]
+    assert len(split_groups) <= len(groups) // 10, split_groups  # a decoration now and then reads as a form

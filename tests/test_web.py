@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import polars as pl
@@ -29,12 +30,18 @@ LATEST_REPLY = f".msg.answer, {PENDING_QUESTION}, .msg.error"
 
 
 @pytest.fixture(scope="module")
-def browser():
+def pw():
+    """One playwright per module (a second sync_playwright inside the first is refused)."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(pw):
+    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+    yield browser
+    browser.close()
 
 
 @pytest.fixture
@@ -339,3 +346,163 @@ def test_profile_answers_that_fail_to_send_can_be_sent_again(fake_server, phone)
     for _ in range(2):
         phone.locator(PENDING_QUESTION).first.locator("button.option").first.click()
     phone.wait_for_selector(".msg.answer")
+
+
+# ------------------------------------------------------------------------------- an original that may be down
+# The page checks the original's site from the browser (no-cors HEAD, 3 s timeout) and opens the
+# saved copy, with a Korean note, when it does not answer; a site that answers opens as a link.
+
+class OriginalSite:
+    """A loopback 'university site' on its own port (another origin than the page): answers every
+    GET / HEAD with 200 and records the methods; `hang` accepts connections but never answers."""
+
+    def __init__(self, hang: bool = False):
+        import http.server
+        import threading
+
+        self.methods: list[str] = []
+        self.hang = threading.Event() if hang else None
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _answer(self, body: bool):
+                site.methods.append(self.command)
+                if site.hang is not None:
+                    site.hang.wait(10)
+                    return
+                data = "<html><body>원문</body></html>".encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                if body:
+                    self.wfile.write(data)
+
+            def do_GET(self):
+                self._answer(True)
+
+            def do_HEAD(self):
+                self._answer(False)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        if self.hang is not None:
+            self.hang.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class CitingAdvisor(SnapshotAdvisor):
+    """Cites `url` (its saved copy: SnapshotAdvisor's c1)."""
+
+    url = "http://127.0.0.1:9/guide.html"
+
+    def _answer(self, session, message):
+        reply = super()._answer(session, message)
+        reply.citations = [dataclasses.replace(reply.citations[0], url=self.url, chunk_id="c1")]
+        return reply
+
+    def source_origins(self):  # as the real engine says: the sites its documents come from
+        parts = urlsplit(self.url)
+        return (f"{parts.scheme}://{parts.netloc}",)
+
+
+@pytest.fixture
+def citing_server():
+    def serve(url: str):
+        advisor_type = type("Citing", (CitingAdvisor,), {"url": url})
+        holder = AdvisorHolder(lambda: advisor_type("fake-build"))
+        assert holder.refresh()
+        return running_server(create_app(holder, ServingSettings(rate_per_minute=0)))
+    return serve
+
+
+@pytest.fixture(scope="module")
+def site_browser(pw):
+    """Chromium without its Local Network Access checks: the test's 'university site' must live on
+    loopback, which Chromium guards from pages (a permission prompt, denied headless); a real
+    institution's site is public, where those checks do not apply."""
+    browser = pw.chromium.launch(executable_path=str(CHROMIUM),
+                                 args=[*LAUNCH_ARGS, "--disable-features=LocalNetworkAccessChecks"])
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def site_phone(site_browser):
+    context = site_browser.new_context(viewport=PHONE, locale="ko-KR")
+    yield context.new_page()
+    context.close()
+
+
+def _answer_with_citation(page, base: str):
+    page.goto(base + "/")
+    page.fill("#message", "안녕하세요")
+    page.press("#message", "Enter")
+    return page.wait_for_selector(".msg.answer .citations a.original")
+
+
+def test_an_unreachable_original_opens_the_saved_copy_with_a_note(citing_server, phone):
+    from tests.conftest import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/guide.html"  # nothing listens there: the site is down
+    with citing_server(url) as base:
+        link = _answer_with_citation(phone, base)
+        assert link.get_attribute("href") == url  # the original stays the link (copy, new tab)
+        phone.wait_for_selector(".citations a.original[data-reachable='unreachable']")
+        link.click()
+        dialog = phone.locator("dialog#snapshot")
+        dialog.wait_for(state="visible")
+        phone.wait_for_timeout(300)  # a window opened by the click would exist by now
+        assert len(phone.context.pages) == 1  # the dead original was not opened
+        note = dialog.locator(".snapshot-note")
+        assert note.is_visible() and "연결할 수 없어" in note.inner_text()
+        assert dialog.locator(".snapshot-origin a").count() == 1  # the original is still offered
+        assert "연결할 수 없어" in link.get_attribute("title")
+        dialog.locator("#snapshot-close").click()
+        phone.locator(".msg.answer .saved-copy").click()  # chosen by the student: no note
+        dialog.wait_for(state="visible")
+        assert not dialog.locator(".snapshot-note").is_visible()
+
+
+def test_a_reachable_original_opens_normally(citing_server, site_phone):
+    phone = site_phone
+    site = OriginalSite()
+    try:
+        with citing_server(site.origin + "/guide.html") as base:
+            link = _answer_with_citation(phone, base)
+            phone.wait_for_selector(".citations a.original[data-reachable='reachable']")
+            assert site.methods == ["HEAD"]  # one light check, no page download
+            with phone.expect_popup() as popup:
+                link.click()
+            popup.value.wait_for_load_state()
+            assert popup.value.url == site.origin + "/guide.html"
+            assert not phone.locator("dialog#snapshot").is_visible()
+    finally:
+        site.close()
+
+
+def test_a_click_while_the_site_hangs_opens_the_saved_copy_after_the_timeout(citing_server, site_phone):
+    phone = site_phone
+    site = OriginalSite(hang=True)
+    try:
+        with citing_server(site.origin + "/guide.html") as base:
+            link = _answer_with_citation(phone, base)
+            assert link.get_attribute("data-reachable") == "checking"
+            link.click()  # decided when the check gives up (3 s), not by the browser's own timeout
+            dialog = phone.locator("dialog#snapshot")
+            dialog.wait_for(state="visible", timeout=6000)
+            assert "연결할 수 없어" in dialog.locator(".snapshot-note").inner_text()
+            assert len(phone.context.pages) == 1
+    finally:
+        site.close()

@@ -1,7 +1,8 @@
 """What the dialogue needs besides the indexes, made inside a build before it is published
 (build.write_build's `finalize`), so a published build is a complete serving artifact:
 
-    <build>/faq/           the URAG tier-1 store: FAQ entries (seed + LLM enrichment) and question vectors
+    <build>/faq/           the URAG tier-1 store: FAQ entries (seed + LLM enrichment), question and answer
+                           vectors, the institution's aliases, and the match scorer fitted for this build
     <build>/intent/        the intent classifier, trained here on the lakehouse's intent_examples
     <build>/serving.json   the FAQ threshold calibrated for this build's embedder, and how it was chosen
 
@@ -16,8 +17,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
-from advisor.faq.calibrate import calibrate
-from advisor.faq.store import FAQStore, faq_entries_from_build, write_faq_store
+from advisor.faq.calibrate import Calibration, calibrate
+from advisor.faq.fit import aliases_from_config
+from advisor.faq.match import Scorer
+from advisor.faq.store import FAQStore, faq_entries_from_build, save_scorer, write_faq_store
 from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
 from advisor.intents.classifier import IntentClassifier, evaluate
@@ -31,31 +34,46 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
     store, and its held-apart paraphrases calibrate the threshold instead of rule paraphrases.
     Returns (summary for the manifest, the threshold sweep's rows for the lakehouse)."""
     build_dir = Path(build_dir)
+    faq_counts, calibration, enriched = prepare_faq(build_dir, config, tokenizer, enrich)
+    intent = _train_intents(build_dir / INTENT_DIR, intent_examples)
+    serving = {"faq_threshold": calibration.threshold, "calibration": calibration_summary(calibration),
+               "intent": intent}
+    (build_dir / SERVING_FILE).write_text(json.dumps(serving, ensure_ascii=False, indent=2), encoding="utf-8")
+    sweep = [{**asdict(point), "chosen": point.threshold == calibration.threshold} for point in calibration.points]
+    return {**serving, "faq": {**faq_counts, **enriched}}, sweep
+
+
+def prepare_faq(build_dir: Path, config, tokenizer, enrich: Callable | None = None) -> tuple[dict, Calibration, dict]:
+    """The FAQ half of prepare_serving: write the store (with the config's aliases), fit its match
+    scorer and calibrate its threshold on disjoint generated queries, save the scorer beside the
+    store. Returns (the store's counts, the calibration, the enrichment's summary)."""
     build = load_build(build_dir)
     tokenize = tokenizer.content_morphemes
     seeds = faq_entries_from_build(build)
     enrichment = enrich(build, seeds) if enrich is not None else None
     entries = seeds + (enrichment.entries if enrichment is not None else [])
-    faq_counts = write_faq_store(build_dir / FAQ_DIR, entries, build.embedder, tokenize, tokenizer.key_words)
+    aliases = aliases_from_config(config, tokenizer.key_words)
+    faq_counts = write_faq_store(build_dir / FAQ_DIR, entries, build.embedder, tokenize, tokenizer.key_words, aliases)
     store = FAQStore.load(build_dir / FAQ_DIR, build.schema)
     retriever = Retriever(build, tokenize, params_from(build.manifest["lineage"].get("retrieval")))
     calibration = calibrate(build, store, tokenize, retriever, keywords=tokenizer.key_words,
                             llm_paraphrases=enrichment.calibration_paraphrases if enrichment is not None else None)
-    intent = _train_intents(build_dir / INTENT_DIR, intent_examples)
-    serving = {
-        "faq_threshold": calibration.threshold,
-        "calibration": {"method": calibration.method, "queries": calibration.queries,
-                        "faq_queries": calibration.faq_queries, "document_queries": calibration.document_queries,
-                        "mrr_faq_off": calibration.mrr_faq_off,
-                        "chosen": next((asdict(p) for p in calibration.points if p.threshold == calibration.threshold), None)},
-        "intent": intent,
-    }
-    (build_dir / SERVING_FILE).write_text(json.dumps(serving, ensure_ascii=False, indent=2), encoding="utf-8")
-    sweep = [{**asdict(point), "chosen": point.threshold == calibration.threshold} for point in calibration.points]
-    faq = {**faq_counts, "enrichment": "llm" if enrichment is not None else "off"}
+    if calibration.scorer is not None:
+        save_scorer(build_dir / FAQ_DIR, Scorer.from_dict(calibration.scorer),
+                    {**calibration.scorer["fit"], "split": calibration.split})
+    enriched = {"enrichment": "llm" if enrichment is not None else "off", "aliases": len(aliases)}
     if enrichment is not None:
-        faq["enrichment_failures"] = dict(enrichment.failures)
-    return {**serving, "faq": faq}, sweep
+        enriched["enrichment_failures"] = dict(enrichment.failures)
+    return faq_counts, calibration, enriched
+
+
+def calibration_summary(calibration: Calibration) -> dict:
+    """What serving.json records of the calibration: the queries, the split, the scorer, the choice."""
+    return {"method": calibration.method, "queries": calibration.queries,
+            "faq_queries": calibration.faq_queries, "document_queries": calibration.document_queries,
+            "offtopic_queries": calibration.offtopic_queries, "mrr_faq_off": calibration.mrr_faq_off,
+            "split": calibration.split, "scorer": calibration.scorer,
+            "chosen": next((asdict(p) for p in calibration.points if p.threshold == calibration.threshold), None)}
 
 
 def _train_intents(directory: Path, examples: Sequence) -> dict:

@@ -7,7 +7,14 @@ MRR of the TWO-TIER system on generated queries is kept:
 - FAQ queries: paraphrases of every seed FAQ question (gold: the entry's URL), asked by a student
   the entry applies to;
 - document queries: questions made from the titles / headings of non-FAQ chunks (gold: the
-  chunk's doc_url), whose answer is not in the FAQ, so the FAQ tier should let them through.
+  chunk's doc_url), whose answer is not in the FAQ, so the FAQ tier should let them through;
+- off-topic queries: campus life no advising corpus covers (`advisor.faq.fit.OFFTOPIC_TOPICS`);
+  the FAQ tier must let them through too (scored 1 when it does, 0 when it answers).
+
+Every generated query belongs to one of two disjoint splits (paraphrases by position, documents
+and off-topic topics by half): the "fit" split fits the match scorer (`advisor/faq/fit.py`), the
+"calibrate" split chooses the threshold, so the threshold is chosen on paraphrases the scorer
+never saw. `Calibration.split` records which was used.
 
 At threshold t, a query whose best eligible FAQ match scores >= t is answered by the FAQ tier
 (reciprocal rank 1 when that entry's source_url is the gold, else 0: a verbatim answer is right or
@@ -29,13 +36,21 @@ import numpy as np
 
 from advisor.index import fields
 from advisor.index.store import IndexBuild
+from advisor.faq.fit import answer_probe, fit_scorer, offtopic_probes
 from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import FAQ_KIND, FAQMatch, FAQStore
 
 PAPER_THRESHOLD = 0.9
-GRID_START, GRID_STOP, GRID_STEP = 0.50, 0.99, 0.01
+GRID_START, GRID_STOP, GRID_STEP = 0.50, 0.995, 0.005
 TIE_TOLERANCE = 1e-12
 METHODS = ("rule_paraphrases", "llm_paraphrases")
+OFFTOPIC = "offtopic"
+# A scored store's threshold: the lowest at which this share of the FAQ tier's answers on held-out
+# queries is right. The scorer's score means "this entry answers it", so a precision target is the
+# transferable rule; the two-tier MRR barely rewards a verbatim answer (the document tier usually
+# finds the FAQ page too) and so pushed the threshold to the top of the grid.
+MIN_PRECISION = 0.90
+FIT, CALIBRATE = 0, 1  # the two splits: position parity of a paraphrase, half of documents / off-topic
 
 Tokenize = Callable[[list[str]], list[list[str]]]
 
@@ -45,7 +60,7 @@ class CalibrationQuery:
     text: str
     gold: str  # the source URL whose content answers it
     profile: dict  # the asking student (canonical values)
-    kind: str  # "faq" (a paraphrased FAQ question) | "document" (answer only in the documents)
+    kind: str  # "faq" (a paraphrased FAQ question) | "document" (answer only in the documents) | "offtopic"
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,9 @@ class Calibration:
     document_queries: int = 0
     mrr_faq_off: float | None = None  # the document tier alone (no FAQ tier)
     seconds: float | None = None
+    offtopic_queries: int = 0
+    split: dict = field(default_factory=dict)  # which generated queries fitted the scorer / chose the threshold
+    scorer: dict | None = None  # the fitted match scorer (advisor.faq.match.Scorer.as_dict) and its fit
     outcomes: list[QueryOutcome] = field(default_factory=list, repr=False)
 
     def point(self, threshold: float) -> SweepPoint:
@@ -121,7 +139,8 @@ def evaluate(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_ran
             kind=query.kind,
             faq_score=None if match is None else float(match.score),
             faq_correct=match is not None and match.entry.source_url == query.gold,
-            doc_rr=0.0 if rank is None else 1.0 / rank,
+            # an off-topic query is right wherever the FAQ tier lets it go (no entry answers it)
+            doc_rr=1.0 if query.kind == OFFTOPIC else (0.0 if rank is None else 1.0 / rank),
         ))
     return outcomes
 
@@ -155,6 +174,14 @@ def choose(points: Sequence[SweepPoint]) -> float:
         raise ValueError("no sweep points to choose from")
     best = max(p.mrr for p in points)
     return max(p.threshold for p in points if p.mrr >= best - TIE_TOLERANCE)
+
+
+def choose_precise(points: Sequence[SweepPoint], min_precision: float = MIN_PRECISION) -> float:
+    """The LOWEST threshold whose verbatim answers are at least `min_precision` right on the held-out
+    queries (FAQ paraphrases, document and off-topic questions): as many verbatim answers as the
+    precision allows. No threshold reaches it: the maximum-MRR one (`choose`)."""
+    precise = [p.threshold for p in points if p.faq_precision is not None and p.faq_precision >= min_precision]
+    return min(precise) if precise else choose(points)
 
 
 def threshold_grid(start: float = GRID_START, stop: float = GRID_STOP, step: float = GRID_STEP) -> list[float]:
@@ -199,16 +226,17 @@ def faq_queries(store: FAQStore, paraphrases_of: Callable[[str, str], Sequence[s
     return out
 
 
-def document_queries(build: IndexBuild, seed: int = 0) -> list[CalibrationQuery]:
+def document_queries(build: IndexBuild, seed: int = 0, half: int | None = None) -> list[CalibrationQuery]:
     """One question per distinct (document, topic) of the non-FAQ chunks, the topic being the
-    document title with the chunk's deepest heading when that adds something."""
+    document title with the chunk's deepest heading when that adds something. `half` (0 or 1):
+    only the documents of that half (split by a hash of the URL)."""
     out, seen = [], set()
     for collection in build.collections.values():
         chunks = collection.chunks
         for row, (doc_url, title, kind, headings) in enumerate(zip(
                 chunks["doc_url"].to_list(), chunks["title"].to_list(), chunks["kind"].to_list(),
                 chunks["heading_path"].to_list())):
-            if kind == FAQ_KIND:
+            if kind == FAQ_KIND or (half is not None and _stable_index(f"split\x00{doc_url}", 2) != half):
                 continue
             topic = _topic(title, list(headings or ()))
             if not topic or (doc_url, topic) in seen:
@@ -296,37 +324,104 @@ def retriever_rank(retriever, k: int | None = None) -> DocRank:
 def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever, seed: int = 0,
               max_queries: int = 800, paraphrases_per_question: int = 2,
               llm_paraphrases: Mapping[str, Sequence[str]] | None = None,
-              thresholds: Sequence[float] | None = None, k: int | None = None, keywords: Tokenize | None = None) -> Calibration:
-    """Sweep t_FAQ on generated queries and choose it (see the module docstring).
+              thresholds: Sequence[float] | None = None, k: int | None = None, keywords: Tokenize | None = None,
+              fit: bool = True) -> Calibration:
+    """Fit the match scorer on one split of generated queries, then sweep t_FAQ on the other and
+    choose it (see the module docstring). The result's `scorer` is what `save_scorer` writes
+    beside the store; a store without key words (an old build) is calibrated unscored, as before.
 
     llm_paraphrases: source_url -> LLM paraphrases of that seed question that are NOT in the
-    store (advisor.faq.enrichment holds them apart); when given they replace the rule
-    paraphrases (method "llm_paraphrases"). max_queries caps FAQ and document queries at half
-    each (a side with fewer leaves its room to the other)."""
+    store (advisor.faq.enrichment holds them apart); when given, half of them (odd positions)
+    replace the rule paraphrases of the calibration split (method "llm_paraphrases"), the other
+    half join the fit split. max_queries caps each split's FAQ and other queries at half each (a
+    side with fewer leaves its room to the other). keywords: what the store's key words were
+    made with (None: `tokenize`)."""
     started = time.perf_counter()
     store.check_embedder(build.embedder)
     if max_queries < 2:
         raise ValueError("max_queries must be at least 2")
-    if llm_paraphrases:
-        method = "llm_paraphrases"
-        given = {url: [t for t in texts if t and t.strip()] for url, texts in llm_paraphrases.items()}
-        faq = faq_queries(store, lambda url, question: given.get(url, ()))
-    else:
-        method = "rule_paraphrases"
-        cached = _batch_tokens(tokenize, [e.question for e in store.entries if e.origin == "seed"])
-        faq = faq_queries(store, lambda url, question: paraphrases(question, paraphrases_per_question, seed, cached))
-    documents = document_queries(build, seed)
-    half = max_queries // 2
-    faq = _cap(faq, max(half, max_queries - len(documents)), seed)
-    documents = _cap(documents, max_queries - len(faq), seed)
-    queries = faq + documents
+    key_words = keywords or tokenize
+    method = "llm_paraphrases" if llm_paraphrases else "rule_paraphrases"
+    splits = {half: _split_queries(build, store, tokenize, key_words, half, seed, paraphrases_per_question,
+                                   llm_paraphrases, max_queries) for half in (FIT, CALIBRATE)}
+    scorer = None
+    if fit and store.lexicon is not None:
+        fitted, info = fit_scorer(store, build.embedder, key_words, tokenize,
+                                  [(q.text, q.gold if q.kind == "faq" else None, q.profile) for q in splits[FIT]])
+        store = store.with_scorer(fitted)
+        scorer = {**fitted.as_dict(), "fit": info}
+    queries = splits[CALIBRATE]
     if not queries:
         raise ValueError("no calibration queries: the build has no FAQ entries and no documents")
-    outcomes = evaluate(queries, store_search(store, build.embedder, tokenize, keywords), retriever_rank(retriever, k))
+    outcomes = evaluate(queries, store_search(store, build.embedder, tokenize, key_words), retriever_rank(retriever, k))
     grid = list(thresholds) if thresholds is not None else grid_for([o.faq_score for o in outcomes])
     points = [point_at(outcomes, t) for t in grid]
+    count = lambda kind: sum(q.kind == kind for q in queries)  # noqa: E731
+    split = {"objective": f"lowest threshold with FAQ precision >= {MIN_PRECISION}" if scorer is not None
+             else "maximum two-tier MRR", "fitted_on": "fit" if scorer is not None else None, "calibrated_on": "calibrate",
+             "rule": "paraphrases at even positions fit the scorer, odd positions choose the threshold; "
+                     "documents and off-topic topics split in halves",
+             "fit_queries": len(splits[FIT]) if scorer is not None else 0, "calibrate_queries": len(queries)}
     return Calibration(
-        threshold=choose(points), points=points, queries=len(queries), method=method,
-        faq_queries=len(faq), document_queries=len(documents),
+        threshold=choose_precise(points) if scorer is not None else choose(points), points=points, queries=len(queries), method=method,
+        faq_queries=count("faq"), document_queries=count("document"), offtopic_queries=count(OFFTOPIC),
         mrr_faq_off=point_at(outcomes, math.inf).mrr, seconds=time.perf_counter() - started, outcomes=outcomes,
+        split=split, scorer=scorer,
     )
+
+
+def _split_queries(build: IndexBuild, store: FAQStore, tokenize: Tokenize, key_words: Tokenize, half: int, seed: int,
+                   per_question: int, llm_paraphrases: Mapping[str, Sequence[str]] | None,
+                   max_queries: int) -> list[CalibrationQuery]:
+    """The generated queries of one split (FIT or CALIBRATE), capped."""
+    seeds = [e for e in store.entries if e.origin == "seed"]
+    cached = _batch_tokens(tokenize, [e.question for e in seeds])
+    given = {url: [t for t in texts if t and t.strip()] for url, texts in (llm_paraphrases or {}).items()}
+    own_half = lambda texts: list(texts)[half::2]  # noqa: E731
+
+    def llm_half(url: str) -> list[str]:
+        texts = given.get(url, [])
+        if len(texts) < 2:  # a lone held-out paraphrase chooses the threshold; rules fit the scorer
+            return texts if half == CALIBRATE else []
+        return own_half(texts)
+
+    def paraphrases_of(url: str, question: str) -> list[str]:
+        rule = own_half(paraphrases(question, 2 * per_question, seed, cached))
+        if not given:
+            return rule
+        return llm_half(url) if half == CALIBRATE else rule + llm_half(url)
+
+    faq = faq_queries(store, paraphrases_of)
+    if not (given and half == CALIBRATE):  # held-out LLM paraphrases alone choose the threshold
+        faq += _answer_probes(store, seeds, key_words, half, seed)
+    documents = document_queries(build, seed, half)
+    off = _offtopic_queries(store, key_words, half)
+    faq = _cap(faq, max(max_queries // 2, max_queries - len(documents) - len(off)), seed)
+    off = off[: max(0, (max_queries - len(faq)) // 4) or 0] if documents else off[: max_queries - len(faq)]
+    documents = _cap(documents, max(0, max_queries - len(faq) - len(off)), seed)
+    return faq + documents + off
+
+
+def _answer_probes(store: FAQStore, seeds: Sequence, key_words: Tokenize, half: int, seed: int) -> list[CalibrationQuery]:
+    """One answer probe (advisor.faq.fit.answer_probe) per seed entry and split."""
+    if not seeds:
+        return []
+    question_words = key_words([e.question for e in seeds])
+    answer_words = key_words([e.answer for e in seeds])
+    weight = store.lexicon.weight if store.lexicon is not None else (lambda word: 1.0)
+    out = []
+    for entry, question, answer in zip(seeds, question_words, answer_words):
+        korean = any("가" <= ch <= "힣" for ch in entry.question)
+        text = answer_probe(question, answer, weight, korean, f"{seed}\x00{half}\x00{entry.source_url}")
+        if text:
+            out.append(CalibrationQuery(text, entry.source_url, student_for(entry.applies_to, store.schema), "faq"))
+    return out
+
+
+def _offtopic_queries(store: FAQStore, key_words: Tokenize, half: int) -> list[CalibrationQuery]:
+    """The off-topic probes of `half` whose topic no entry's question or answer mentions."""
+    def covered(topic: str) -> bool:
+        words = key_words([topic])[0]
+        return store.lexicon is not None and bool(store.lexicon.rows_sharing(words))
+
+    return [CalibrationQuery(text, "", {}, OFFTOPIC) for text in offtopic_probes(half, covered)]

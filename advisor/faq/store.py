@@ -1,5 +1,10 @@
-"""The URAG FAQ store (docs/method.md §B, tier 1): FAQ entries with their questions embedded, searched
-by cosine of the query with each QUESTION, answers returned verbatim (no generation).
+"""The URAG FAQ store (docs/method.md §B, tier 1): FAQ entries with their questions and answers
+embedded, searched by a match score over question AND answer, dense and lexical
+(`advisor/faq/match.py`), answers returned verbatim (no generation).
+
+A store written with a fitted scorer (`scorer.json`) scores every pair with it (a probability-like
+score in [0, 1]). A store without one (builds made before the scorer) keeps the old rule: cosine
+with the question, key-word agreement >= MIN_AGREEMENT; its build's threshold is on that scale.
 
 Seed entries come from an index build's FAQ chunks (the crawler splits each FAQ page into entries;
 a long entry may span several chunks of one doc_url). Enriched entries (URAG-F, LLM paraphrases and
@@ -21,13 +26,19 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from advisor.faq.match import Lexicon, Scorer, fold_aliases
 from advisor.index import fields
 from advisor.index.store import IndexBuild
 from advisor.retrieval.profile import EligibilityTable, known_profile
 
 ENTRIES_FILE = "entries.parquet"
 VECTORS_FILE = "vectors.npy"  # row i = the embedded QUESTION of entries.parquet row i
-META_FILE = "faq.json"  # which embedder made the vectors, and the counts
+ANSWER_VECTORS_FILE = "answer_vectors.npy"  # row i = the embedded ANSWER (absent in older builds)
+META_FILE = "faq.json"  # which embedder made the vectors, the counts, the institution's aliases
+SCORER_FILE = "scorer.json"  # the fitted match scorer and how it was fitted (absent: the old rule)
+# At most this many entries per dense signal are scored (plus every entry sharing a key word): the
+# others cannot come first. Stores hold hundreds to a few thousand entries.
+CANDIDATE_POOL = 100
 ORIGINS = ("seed", "llm_generated", "llm_paraphrase")
 FAQ_KIND = "faq"
 
@@ -57,7 +68,7 @@ class FAQEntry:
 @dataclass(frozen=True)
 class FAQMatch:
     entry: FAQEntry
-    score: float  # cosine of the query with the entry's question
+    score: float  # the scorer's match score in [0, 1] (a store without one: cosine with the question)
     rank: int  # 1-based
 
 
@@ -121,8 +132,10 @@ def union_applies_to(annotations: Sequence[Mapping], schema: fields.Schema) -> d
 # --------------------------------------------------------------------------- writing
 
 def write_faq_store(directory: Path, entries: Iterable[FAQEntry], embedder, tokenize: Tokenize,
-                    keywords: Tokenize | None = None) -> dict:
-    """entries.parquet + vectors.npy (the QUESTIONS embedded) + faq.json; returns the counts."""
+                    keywords: Tokenize | None = None, aliases: Mapping[str, str] | None = None) -> dict:
+    """entries.parquet + vectors.npy (the QUESTIONS embedded) + answer_vectors.npy + faq.json;
+    returns the counts. `aliases`: key word -> canonical term (`aliases_from_config`), folded on
+    both sides of every lexical comparison."""
     entries = list(entries)
     ids = [e.entry_id for e in entries]
     if len(set(ids)) != len(ids):
@@ -132,23 +145,31 @@ def write_faq_store(directory: Path, entries: Iterable[FAQEntry], embedder, toke
     directory.mkdir(parents=True, exist_ok=True)
     questions = [e.question for e in entries]
     tokens = tokenize(questions) if entries else []
+    answers = [e.answer for e in entries]
+    answer_tokens = tokenize(answers) if entries else []
     if entries:
         vectors = np.asarray(embedder.embed(questions, tokens), dtype=np.float32)
+        answer_vectors = np.asarray(embedder.embed(answers, answer_tokens), dtype=np.float32)
     else:
         vectors = np.zeros((0, int(getattr(embedder, "dim", 0) or 0)), dtype=np.float32)
-    # the words the agreement check compares (KiwiTokenizer.key_words; else the content morphemes)
+        answer_vectors = vectors
+    # the words the lexical features compare (KiwiTokenizer.key_words; else the content morphemes)
     words = keywords(questions) if keywords is not None and entries else tokens
-    _entries_frame(entries, words).write_parquet(directory / ENTRIES_FILE)
+    answer_words = keywords(answers) if keywords is not None and entries else answer_tokens
+    _entries_frame(entries, words, answer_words).write_parquet(directory / ENTRIES_FILE)
     np.save(directory / VECTORS_FILE, vectors)
+    np.save(directory / ANSWER_VECTORS_FILE, answer_vectors)
     counts = {"entries": len(entries), **{origin: sum(e.origin == origin for e in entries) for origin in ORIGINS},
               "sources": len({e.source_url for e in entries})}
     meta = {"embedder": getattr(embedder, "name", None), "embedder_version": getattr(embedder, "version", None),
-            "dim": int(vectors.shape[1]) if vectors.ndim == 2 else None, "counts": counts}
+            "dim": int(vectors.shape[1]) if vectors.ndim == 2 else None, "counts": counts,
+            "aliases": dict(sorted((aliases or {}).items()))}
     (directory / META_FILE).write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
     return counts
 
 
-def _entries_frame(entries: Sequence[FAQEntry], tokens: Sequence[Sequence[str]]) -> pl.DataFrame:
+def _entries_frame(entries: Sequence[FAQEntry], tokens: Sequence[Sequence[str]],
+                   answer_tokens: Sequence[Sequence[str]]) -> pl.DataFrame:
     return pl.DataFrame(
         {
             "entry_id": [e.entry_id for e in entries],
@@ -160,10 +181,11 @@ def _entries_frame(entries: Sequence[FAQEntry], tokens: Sequence[Sequence[str]])
             "origin": [e.origin for e in entries],
             "title": [e.title for e in entries],
             "question_tokens": [list(t) for t in tokens],
+            "answer_tokens": [list(t) for t in answer_tokens],
         },
         schema={"entry_id": pl.String, "question": pl.String, "answer": pl.String, "source_url": pl.String,
                 "chunk_ids": pl.List(pl.String), "applies_to": pl.String, "origin": pl.String, "title": pl.String,
-                "question_tokens": pl.List(pl.String)},
+                "question_tokens": pl.List(pl.String), "answer_tokens": pl.List(pl.String)},
     )
 
 
@@ -178,14 +200,22 @@ MIN_AGREEMENT = 0.5
 
 class FAQStore:
     def __init__(self, entries: Sequence[FAQEntry], vectors: np.ndarray, schema: fields.Schema, meta: dict | None = None,
-                 question_tokens: Sequence[Sequence[str]] | None = None):
+                 question_tokens: Sequence[Sequence[str]] | None = None, *, answer_vectors: np.ndarray | None = None,
+                 answer_tokens: Sequence[Sequence[str]] | None = None, scorer: Scorer | None = None):
         if len(entries) != len(vectors):
             raise ValueError(f"FAQ store: {len(entries)} entries but {len(vectors)} question vectors")
+        if answer_vectors is not None and np.shape(answer_vectors) != np.shape(vectors):
+            raise ValueError("FAQ store: answer vectors must match the question vectors' shape")
         self.entries, self.vectors, self.schema = list(entries), np.asarray(vectors, dtype=np.float32), schema
+        self.answer_vectors = None if answer_vectors is None else np.asarray(answer_vectors, dtype=np.float32)
         self.meta = meta or {}
+        self.scorer = scorer
         self._eligibility = EligibilityTable([e.applies_to for e in self.entries], schema)
-        self._tokens = question_tokens
+        self._tokens, self._answer_tokens = question_tokens, answer_tokens
         self._terms = [frozenset(t) for t in question_tokens] if question_tokens is not None else None
+        # what the scorer's lexical features compare (aliases folded); None: no tokens stored
+        self.lexicon = (Lexicon(question_tokens, answer_tokens, self.meta.get("aliases"))
+                        if question_tokens is not None else None)
         frequency: dict[str, int] = {}
         for terms in self._terms or ():
             for term in terms:
@@ -210,10 +240,27 @@ class FAQStore:
         meta_path = directory / META_FILE
         meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
         tokens = frame["question_tokens"].to_list() if "question_tokens" in frame.columns else None
-        return cls(entries, np.load(directory / VECTORS_FILE), schema, meta, tokens)
+        answer_tokens = frame["answer_tokens"].to_list() if "answer_tokens" in frame.columns else None
+        answers_path = directory / ANSWER_VECTORS_FILE
+        answer_vectors = np.load(answers_path) if answers_path.exists() else None
+        scorer_path = directory / SCORER_FILE
+        scorer = (Scorer.from_dict(json.loads(scorer_path.read_text(encoding="utf-8"))["scorer"])
+                  if scorer_path.exists() and tokens is not None else None)
+        return cls(entries, np.load(directory / VECTORS_FILE), schema, meta, tokens, answer_vectors=answer_vectors,
+                   answer_tokens=answer_tokens, scorer=scorer)
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def _replaced(self, entries: Sequence[FAQEntry], scorer: Scorer | None) -> "FAQStore":
+        return FAQStore(entries, self.vectors, self.schema, self.meta, self._tokens, answer_vectors=self.answer_vectors,
+                        answer_tokens=self._answer_tokens, scorer=scorer)
+
+    def with_scorer(self, scorer: Scorer | None) -> "FAQStore":
+        """The same store scored by `scorer` (None: the old cosine + agreement rule)."""
+        if scorer is not None and self.lexicon is None:
+            raise ValueError("a scorer needs a store with key words (written by this version)")
+        return self._replaced(self.entries, scorer)
 
     def relabelled(self, labels: Mapping[str, Mapping]) -> "FAQStore":
         """The same entries and vectors, each entry applying to whom `labels` (chunk id -> record)
@@ -224,7 +271,7 @@ class FAQStore:
             given = [labels[c] for c in entry.chunk_ids if c in labels]
             applies_to = union_applies_to(given, self.schema) if given else entry.applies_to
             entries.append(replace(entry, applies_to=applies_to))
-        return FAQStore(entries, self.vectors, self.schema, self.meta, self._tokens)
+        return self._replaced(entries, self.scorer)
 
     def check_embedder(self, embedder) -> None:
         """Question vectors and query vectors must come from one model, or cosines mean nothing."""
@@ -245,27 +292,77 @@ class FAQStore:
         shared = weight(query & question)
         return min(shared / weight(query), shared / weight(question))
 
-    def search(self, query_vector, known: Mapping | None, k: int = 20, hard: bool = True,
-               query_tokens: Sequence[str] | None = None, min_agreement: float = MIN_AGREEMENT) -> list[FAQMatch]:
-        """The k entries whose questions are closest to the query (cosine), best first; hard=True
-        first drops the entries that conflict with the known profile; with `query_tokens`,
-        entries below `min_agreement` (see MIN_AGREEMENT) are dropped too."""
-        if k <= 0 or not self.entries:
-            return []
+    def eligible_rows(self, known: Mapping | None) -> np.ndarray:
+        """The rows of the entries that do not conflict with the `known` profile."""
+        mask = self._eligibility.mask(known_profile(known, self.schema))
+        return np.arange(len(self.entries)) if mask is None else np.flatnonzero(mask)
+
+    def cosines(self, query_vector) -> tuple[np.ndarray, np.ndarray]:
+        """Cosine of the query with every question and every answer (no answer vectors: the
+        question's cosine stands in)."""
         query = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.vectors.shape[1]:
             raise ValueError(f"query vector has {query.shape[0]} dimensions, the FAQ store {self.vectors.shape[1]}")
         norm = float(np.linalg.norm(query))
-        scores = self.vectors @ (query / norm) if norm > 0 else np.zeros(len(self.entries), dtype=np.float32)
+        if norm == 0:
+            zeros = np.zeros(len(self.entries), dtype=np.float32)
+            return zeros, zeros
+        query = query / norm
+        questions = self.vectors @ query
+        answers = self.answer_vectors @ query if self.answer_vectors is not None else questions
+        return questions, answers
+
+    def features(self, query_vector, query_tokens: Sequence[str], rows) -> np.ndarray:
+        """The scorer's features (advisor.faq.match.FEATURES) of the query against `rows`."""
+        if self.lexicon is None:
+            raise ValueError("this FAQ store has no key words: it predates the match features")
+        rows = np.asarray(rows, dtype=np.int64)
+        questions, answers = self.cosines(query_vector)
+        return self.lexicon.features(query_tokens, rows, questions[rows], answers[rows])
+
+    def candidates(self, query_vector, query_tokens: Sequence[str] | None, rows: np.ndarray) -> np.ndarray:
+        """Of the eligible `rows`, those worth scoring: the CANDIDATE_POOL closest by question and
+        by answer, and every entry sharing a key word with the query (aliases folded)."""
+        questions, answers = self.cosines(query_vector)
+        if rows.size <= CANDIDATE_POOL:
+            return rows
+        keep = set(rows[np.argsort(-questions[rows], kind="stable")[:CANDIDATE_POOL]].tolist())
+        keep |= set(rows[np.argsort(-answers[rows], kind="stable")[:CANDIDATE_POOL]].tolist())
+        if query_tokens and self.lexicon is not None:
+            eligible = set(rows.tolist())
+            keep |= self.lexicon.rows_sharing(fold_aliases(query_tokens, self.lexicon.aliases)) & eligible
+        return np.array(sorted(keep), dtype=np.int64)
+
+    def search(self, query_vector, known: Mapping | None, k: int = 20, hard: bool = True,
+               query_tokens: Sequence[str] | None = None, min_agreement: float = MIN_AGREEMENT) -> list[FAQMatch]:
+        """The k entries that match the query best, best first; hard=True first drops the entries
+        that conflict with the known profile. With a scorer: scored by it over question and answer
+        (`query_tokens`: the query's key words; without them only the dense features speak).
+        Without one: cosine with the question, entries below `min_agreement` dropped."""
+        if k <= 0 or not self.entries:
+            return []
+        questions, _ = self.cosines(query_vector)
         rows = np.arange(len(self.entries))
         mask = self._eligibility.mask(known_profile(known, self.schema)) if hard else None
         if mask is not None:
             rows = rows[mask]
         if rows.size == 0:
             return []
+        if self.scorer is not None:
+            rows = self.candidates(query_vector, query_tokens, rows)
+            scores = self.scorer.score(self.features(query_vector, query_tokens or (), rows))
+            # best score first; ties by the question's cosine, then store order (reproducible)
+            order = np.lexsort((rows, -questions[rows], -scores))[:k]
+            return [FAQMatch(self.entries[rows[i]], float(scores[i]), rank) for rank, i in enumerate(order, 1)]
         # stable sort on -score: equal scores keep store order, so results are reproducible
-        order = rows[np.argsort(-scores[rows], kind="stable")]
+        order = rows[np.argsort(-questions[rows], kind="stable")]
         if query_tokens is not None and min_agreement > 0:
             order = [row for row in order if self.agreement(query_tokens, int(row)) >= min_agreement]
         order = order[:k]
-        return [FAQMatch(self.entries[row], float(scores[row]), rank) for rank, row in enumerate(order, 1)]
+        return [FAQMatch(self.entries[row], float(questions[row]), rank) for rank, row in enumerate(order, 1)]
+
+
+def save_scorer(directory: Path, scorer: Scorer, fitted: Mapping | None = None) -> None:
+    """Write the fitted scorer beside the store (`fitted`: how it was fitted, for the record)."""
+    data = {"scorer": scorer.as_dict(), "fitted": dict(fitted or {})}
+    (Path(directory) / SCORER_FILE).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -29,8 +29,10 @@ from threadpoolctl import ThreadpoolController
 
 from advisor.intents import INTENTS, coarse
 from advisor.intents.dataset import IntentExample
+from advisor.intents.meta import unexplained_words
 from advisor.intents.metrics import intent_report
-from advisor.intents.seeds import site_key, stable_hash
+from advisor.intents.not_sure import choose_threshold
+from advisor.intents.seeds import form_key, site_key, stable_hash
 from advisor.versioning import code_version
 
 MODEL_FILE = "intent_classifier.joblib"
@@ -115,6 +117,7 @@ class IntentClassifier:
             }
         scored = {m: s["macro_f1"] for m, s in selection.items() if s is not None}
         chosen = max(scored, key=lambda m: (scored[m], -list(models).index(m))) if scored else models[0]
+        not_sure = _not_sure(chosen, fit, held)
         pipeline = make_pipeline(chosen).fit([e.text for e in examples], [e.intent for e in examples])
         digest = hashlib.sha256("\n".join(sorted(e.example_id for e in examples)).encode())
         digest.update(f"{chosen}|{code_version(sys.modules[__name__])}|{sklearn.__version__}".encode())
@@ -124,9 +127,23 @@ class IntentClassifier:
             "classes": list(pipeline.classes_),
             "training_counts": dict(sorted(Counter(e.intent for e in examples).items())),
             "selection": selection,
+            "not_sure": not_sure,
+            # words of its greeting / ability examples beyond the assistant lexicon (advisor/intents/meta.py),
+            # in practice the institution's names: "한빛대 챗봇은 뭘 할 수 있어" stays a question about the assistant
+            "assistant_words": unexplained_words(e.text for e in examples if e.intent in ("greeting", "ability")),
             "sklearn_version": sklearn.__version__,
         }
         return cls(pipeline, meta)
+
+    @property
+    def assistant_words(self) -> frozenset[str]:
+        return frozenset(self.meta.get("assistant_words") or ())
+
+    @property
+    def not_sure_threshold(self) -> float:
+        """Below this probability a template intent is not trusted (see advisor/intents/not_sure.py);
+        0 for a model saved before the threshold existed (every template prediction trusted)."""
+        return float((self.meta.get("not_sure") or {}).get("threshold", 0.0))
 
     def predict(self, texts: Sequence[str]) -> list[Prediction]:
         if isinstance(texts, str):
@@ -206,11 +223,24 @@ def _macro_f1(truth: list[str], predicted: list[str], labels: Sequence[str]) -> 
     return float(f1.mean())
 
 
+def _not_sure(model: str, fit: list[IntentExample], held: list[IntentExample]) -> dict:
+    """The chosen model, fitted on the fit part only, scored on the held part (other sources, other
+    hand-written forms): the threshold below which its template predictions are not trusted."""
+    if len({e.intent for e in fit}) < 2 or not held:
+        return {"threshold": 0.0, "reason": "too little data to hold a part out"}
+    pipeline = make_pipeline(model).fit([e.text for e in fit], [e.intent for e in fit])
+    classes = list(pipeline.classes_)
+    probabilities = [dict(zip(classes, map(float, row))) for row in pipeline.predict_proba([e.text for e in held])]
+    return choose_threshold([e.intent for e in held], probabilities)
+
+
 def _validation_split(examples: list[IntentExample]) -> tuple[list[IntentExample], list[IntentExample]]:
-    """A stable part of the training data to compare models on, by source where there is one."""
+    """A stable part of the training data to compare models on and to choose the "not sure"
+    threshold on: by source where there is one, else by hand-written form (every decorated
+    variant of a seed with its form), so the part held measures wordings the model never saw."""
     fit, held = [], []
     for e in examples:
-        key = e.source_url or e.text
+        key = e.source_url or form_key(e.text)
         (held if stable_hash("validation|" + site_key(key)) % 100 < VALIDATION_PERCENT else fit).append(e)
     return fit, held
 

@@ -75,7 +75,7 @@ def build_intent_examples(
     for topic in topics:
         url = topic.doc_url
         candidates += [(text, "retrieval", "document_question", url, url) for text in document_questions(topic, names)]
-    for question in seeds.ENGLISH_INFO_QUESTIONS:
+    for question in seeds.ENGLISH_INFO_QUESTIONS + seeds.ADDRESSED_INFO_QUESTIONS_KO:
         candidates.append((question, "retrieval", "seed", None, question))
     for seed in seeds.seed_examples(config.institution):
         candidates.append((seed.text, seed.intent, "seed", None, "seed:" + seed.group))

@@ -1,7 +1,9 @@
 """Intent routing by an LLM (docs/method.md §A online step 2), over any OpenAI-compatible endpoint.
 
-A failed call (transport error after retries, malformed JSON, an intent outside the five) yields
-None for that message: the caller then uses the offline classifier. Nothing is invented here, and
+The router (serving/dialogue/router.py) asks the LLM only about messages the certain rules
+(advisor/intents/route.py: greeting words only, a question about the assistant) leave open, so
+those two behave the same with or without an LLM. A failed call (transport error after retries,
+malformed JSON, an intent outside the five) yields None for that message: the caller then uses the offline classifier. Nothing is invented here, and
 an offline decision is never reported as the LLM's.
 """
 
@@ -12,13 +14,14 @@ from collections.abc import Sequence
 from advisor.intents import INTENTS
 from advisor.llm.few_shot import FewShotClassifier
 
-PROMPT_VERSION = "intent-v1"
+PROMPT_VERSION = "intent-v2"
 SCHEMA_NAME = "intent_route"
 SYSTEM = (
     "You route messages that students send to a university's academic-advising assistant. "
     "Choose exactly one intent:\n"
     "- greeting: only a hello, with no question (hello, 안녕하세요).\n"
-    "- ability: asks what the assistant is or can do, or how to use it.\n"
+    "- ability: asks about the assistant itself: what it is (a person, a bot, an AI), what it can do, how "
+    "to use it, when it answers, whether to trust it, what it keeps, which languages it speaks.\n"
     "- faq: a common question about a procedure or fact that a university FAQ list answers the same "
     "way for everyone (where to get a form, when an office opens).\n"
     "- retrieval: any other question or request about the university (rules, requirements, courses, "
@@ -32,6 +35,7 @@ SYSTEM = (
 EXAMPLES = (
     ("안녕하세요!", "greeting"),
     ("what can you do?", "ability"),
+    ("넌 사람이야?", "ability"),
     ("학생증 재발급은 어디서 하나요?", "faq"),
     ("안녕하세요, 졸업하려면 전공을 몇 학점 들어야 하나요?", "retrieval"),
     ("시험 망했어 ㅠㅠ", "smalltalk"),

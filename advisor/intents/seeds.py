@@ -77,6 +77,14 @@ ABILITY_FORMS_KO = (
     "질문 가능한 범위가 어떻게 되나요", "어떤 주제를 다뤄", "이 봇 용도가 뭐야", "어떻게 질문하면 돼",
     "뭐부터 물어보면 돼", "기능 목록", "메뉴 보여줘", "처음 써보는데 뭘 하면 돼",
     "{inst} 챗봇은 뭘 할 수 있어", "{inst}에 대해 뭘 물어볼 수 있나요", "{inst} 챗봇 사용법 알려주세요",
+    # what the assistant is, when it answers, whether to trust it, what it keeps, which languages:
+    # questions about the assistant itself, not chat (smalltalk) and not about the university
+    "너 사람이야", "너 로봇이야", "너 이름이 뭐야", "이름이 뭐예요", "혹시 실제 상담원이세요", "너 누가 만들었어",
+    "당신은 인공지능인가요", "사람이랑 대화하는 건가요", "너 진짜 AI야", "챗봇 맞아", "기계가 답하는 거야",
+    "언제든지 물어봐도 돼", "공휴일에도 이용할 수 있는 서비스인가요", "24시간 운영되는 챗봇인가요",
+    "언제까지 이용 가능해", "항상 켜져 있어", "네 답변 정확해", "믿을 만한 정보야", "틀린 답을 할 수도 있나요",
+    "정보 출처가 어디야", "내 질문 기록이 저장되나요", "대화 내용 기억해", "개인정보 수집해",
+    "영어로 질문해도 돼", "다른 언어도 지원하나요", "답변은 얼마나 빨리 와",
 )
 ABILITY_FORMS_EN = (
     "what can you do", "what can I ask you", "how do I use this", "help", "what are your features",
@@ -84,6 +92,9 @@ ABILITY_FORMS_EN = (
     "show me what you can do", "what do you know", "what are you able to do", "what topics do you cover",
     "how does this chatbot work", "give me some example questions", "what services do you offer",
     "what is your role", "what can this assistant help with", "what can the {inst} bot do",
+    "are you a robot", "what's your name", "am I talking to a machine", "is this an AI", "who built this bot",
+    "are you online all the time", "can I ask you things at night", "do you store my data",
+    "how accurate are your answers", "do you speak Korean", "do you understand English",
 )
 ABILITY_OPENERS_KO = ("", "혹시 ", "근데 ", "저기 ", "너는 ", "넌 ", "챗봇아 ", "안녕하세요, ", "안녕! ")
 ABILITY_OPENERS_EN = ("", "hey, ", "so ", "bot, ", "hi, ")
@@ -116,8 +127,8 @@ SMALLTALK_MOOD_KO = (
 )
 # questions about the bot itself or the world, which no university document answers
 SMALLTALK_CHAT_KO = (
-    "오늘 날씨 어때", "내일 비 와", "지금 몇 시야", "오늘 무슨 요일이야", "너 이름이 뭐야",
-    "이름이 뭐예요", "너 몇 살이야", "너 사람이야", "너 로봇이야", "좋아하는 음식 뭐야", "취미가 뭐야",
+    "오늘 날씨 어때", "내일 비 와", "지금 몇 시야", "오늘 무슨 요일이야",
+    "너 몇 살이야", "좋아하는 음식 뭐야", "취미가 뭐야",
     "너 똑똑하다", "너 바보야", "사랑해", "농담 해줘", "재밌는 얘기 해줘", "노래 불러줘", "놀아줘",
     "저녁 메뉴 추천해줘", "심심한데 얘기하자", "너 기분 어때", "잘 지내", "뭐 하고 있었어",
     "너도 잠 자", "너는 공부 안 해", "나랑 친구 할래", "아무 말이나 해봐", "너 고양이 좋아해", "점심 먹었어",
@@ -126,7 +137,7 @@ SMALLTALK_CHAT_KO = (
 SMALLTALK_EN = (
     "thanks", "thank you", "thank you so much", "thx", "ok", "okay got it", "cool", "nice", "great",
     "lol", "bye", "see you", "good night", "i'm hungry", "i'm bored", "i'm tired", "i'm so sleepy",
-    "how's the weather", "what's your name", "are you a robot", "how old are you", "you are funny",
+    "how's the weather", "how old are you", "you are funny",
     "tell me a joke", "exams are killing me", "so much homework", "i failed my exam", "i love you",
     "what time is it", "i miss the weekend", "the cafeteria food was bad today", "have a nice day",
     "awesome", "haha", "wow", "good job", "see you tomorrow", "do you like music", "i'm happy today",
@@ -147,6 +158,11 @@ SMALLTALK_OPENERS = (
     "시험 망했어요 ㅠㅠ ", "과제가 너무 많아서요. ", "고마워요! 그리고 ", "급해요! ", "아 진짜 헷갈려요. ",
     "처음이라 잘 몰라서요. ", "궁금한 게 있어요. ", "질문 하나만 할게요. ", "오늘 교수님이 그러셨는데, ",
 )
+
+# every opener, addressee and worded ending the variants add, as lower-case words, longest first
+_DECORATIONS = sorted({re.sub(r"[^\w\s]+|[ㅋㅎㅠㅜ]+", " ", d.lower()).strip() for d in (
+    ABILITY_OPENERS_KO + ABILITY_OPENERS_EN + SMALLTALK_OPENERS_KO + SMALLTALK_CHAT_OPENERS_KO + GREETING_ADDRESSEES_KO
+    + GREETING_ADDRESSEES_EN + SMALLTALK_ENDINGS_EN + ("진짜 ", "정말 ", "아 ", "oh ", "haha "))} - {""}, key=len, reverse=True)
 
 # generic information questions in plain English, for students who do not write Korean
 ENGLISH_INFO_QUESTIONS = (
@@ -188,6 +204,17 @@ ENGLISH_INFO_QUESTIONS = (
     "Course registration system shows an error for prerequisites", "Required courses for the class of 2022",
     "Graduation requirements for a single major", "deadline to apply for a double major",
     "minimum credits per semester", "rules for retaking a course", "how to get a student loan",
+    # asked of the assistant ("can you", "do you know") but about the university: information
+    "Could you tell me where the registrar's office is?", "Can you check if I can still drop a class?",
+    "Do you know the deadline for tuition refunds?", "Can you explain the grading policy?",
+    "Could you find the form for a course substitution?", "Can you show me the academic calendar?",
+)
+# the same in Korean: the assistant addressed (너, 챗봇아, 니가), a university matter asked
+ADDRESSED_INFO_QUESTIONS_KO = (
+    "챗봇아 수강신청 기간 알려줘", "너 장학금 종류 알아?", "니가 보기엔 졸업요건 어떻게 돼?", "챗봇님 성적 정정 절차가 궁금해요",
+    "너는 학사일정 알고 있어?", "봇아 전과 조건 좀 찾아줘", "너 계절학기 등록금 얼마인지 알아?",
+    "당신이 아는 복학 절차를 설명해 주세요", "AI 관련 교과목 목록 알려주세요", "로봇 관련 전공 과목 뭐 있어?",
+    "인공지능 부전공 이수 학점은?", "휴일에 학생회관 문 여는 시간은?", "방학 중 기숙사 식당 운영해요?",
 )
 
 
@@ -288,6 +315,24 @@ def _unique(seeds: list[Seed]) -> list[Seed]:
             seen.add(seed.text)
             out.append(seed)
     return out
+
+
+def form_key(text: str) -> str:
+    """A message reduced to the hand-written form it could be a variant of: case, punctuation,
+    emoticons, laughter, the openers, addressees and endings above, spaces and a casual 여 for 요
+    removed. The classifier's validation part is split by this key, so the variants of a form fall
+    on one side and the "not sure" threshold is chosen on wordings the model did not see."""
+    t = " " + re.sub(r"\s+", " ", re.sub(r"[^\w\s]+|[ㅋㅎㅠㅜ]+|_", " ", text.lower())).strip() + " "
+    # one decoration at each end at most, the end first ("안녕 챗봇" is the form 안녕, not 챗봇)
+    for words in _DECORATIONS:
+        if t.endswith(" " + words + " ") and len(t) > len(words) + 3:
+            t = t[: -len(words) - 1]
+            break
+    for words in _DECORATIONS:
+        if t.startswith(" " + words + " ") and len(t) > len(words) + 3:
+            t = t[len(words) + 1:]
+            break
+    return re.sub(r"여$", "요", t.replace(" ", ""))
 
 
 def stable_hash(text: str) -> int:

@@ -32,9 +32,20 @@ class Result:
     verbatim: bool  # the final answer is the expected entry's answer text, unchanged
     questions_asked: int  # profile questions asked before the answer
     seconds: float
+    # added with the LLM judge (judge.py); defaults keep every older constructor working
+    answer: str = ""  # the final reply's text, what the judge reads
+    cited_chunk_ids: tuple[str, ...] = ()  # the final reply's citations, in order
+    judge_answers: bool | None = None  # the judge: the reply responds to the message (None: not judged)
+    judge_supported: bool | None = None  # ... every claim is in the cited text (None: nothing cited / not judged)
+    judge_admits_unknown: bool | None = None  # ... the reply says it does not know (out-of-scope: the right move)
+    judge_reason: str | None = None
+    judge_model: str | None = None
+    judge_failure: str | None = None  # the LLM failure's reason code when judging this row failed
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        row = asdict(self)
+        row["cited_chunk_ids"] = list(self.cited_chunk_ids)
+        return row
 
 
 def run(advisor, messages: Sequence[Message], today: date | None = None,
@@ -66,5 +77,6 @@ def _converse(advisor, message: Message, today: date, answers: Mapping[str, str]
         expected_faq=message.faq_source, routed_intent=routed, reply_kind=kind, tier=reply.tier,
         answer_method=reply.answer_method, faq_cited=first if reply.tier == "faq" else None, first_citation=first,
         verbatim=bool(expected_answer) and reply.tier == "faq" and reply.answer.strip() == expected_answer.strip(),
-        questions_asked=asked, seconds=round(time.perf_counter() - started, 4),
+        questions_asked=asked, seconds=round(time.perf_counter() - started, 4), answer=reply.answer or "",
+        cited_chunk_ids=tuple(c.chunk_id for c in reply.citations if c.chunk_id),
     )

@@ -21,8 +21,10 @@ from advisor.annotation import structure
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
-from serving.answer.units import ComposedAnswer, Unit, marker, readable, row_cells, split_units, strip_bullet
 from advisor.retrieval import RetrievedChunk, conflicts
+from serving.answer.language import language_of, material_note, sources_say
+from serving.answer.units import (ComposedAnswer, Unit, header_cells, is_row, marker, readable, row_cells,
+                                  split_units, strip_bullet)
 
 Tokenize = Callable[[list[str]], list[list[str]]]
 SplitSentences = Callable[[str], list[str]]
@@ -32,6 +34,19 @@ CONDITION_WEIGHT = 0.4  # a query term only in a leading clause ("졸업하려�
 PART_WEIGHT = 0.7  # a query term found inside a longer morpheme
 RANK_DECAY = 0.2  # evidence i weighs 1 / (1 + RANK_DECAY * i): the selection put the best first
 RELATIVE_FLOOR = 0.5  # units scoring below this share of the best one are left out
+# Rows of one table are parallel: a row scoring below this share of its table's best row only
+# shares what every row says (the table's subject), not what was asked ("졸업학점" vs its 교양 row).
+TABLE_ROW_FLOOR = 0.8
+# A row whose first cell (what the row is about) is all words of the question weighs up to this
+# much more: of "전공(전공필수 포함) 72학점" and "전공필수 24학점", the second answers "전공필수는 몇 학점?"
+LABEL_WEIGHT = 0.5
+# A question in another language than the institution's: its own language's units weigh this much
+# more (a page written for international students says it for them; quoting Korean is the fallback).
+LANGUAGE_PREFERENCE = 2.0
+# Two units say the same fact when one's amounts are all in the other and this share of the
+# shorter one's remaining words (character bigrams) is in the longer one too.
+REPEAT_OVERLAP = 0.5
+NEAR_DUPLICATE = 0.9  # units without amounts: near-identical wording (the same notice on two pages)
 
 _AMOUNT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:학점|학기|학년|년|개월|주|일|원|%|과목|시간|명|회|credits?|semesters?|"
                      r"years?|months?|weeks?|days?|hours?|courses?|won|percent)", re.IGNORECASE)
@@ -66,16 +81,18 @@ def extractive_answer(query: str, evidence: Sequence[RetrievedChunk], known: Map
         raise ValueError("extractive_answer needs at least one evidence chunk (use fallback_answer without)")
     if max_sentences < 1:
         raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
+    student = language_of(query, config.language)
     candidates = _candidates(evidence, known, config, split_sentences, _reader_for(config))
-    scored = _score(query, candidates, tokenize)
+    scored = _prefer_language(_score(query, candidates, tokenize), student, config.language)
     picked = _pick(scored, max_sentences)
     note = None
     if not picked:
-        picked, note = _first_informative(candidates), "no unit shares a term with the question"
+        picked, note = _first_informative(candidates, student), "no unit shares a term with the question"
     if not picked:
-        return ComposedAnswer(_nothing_fits(config), [], {}, "extractive",
+        return ComposedAnswer(_nothing_fits(student), [], {}, "extractive",
                               "every part of the evidence addresses other students than this profile")
-    return _compose(picked, is_yes_no(query), config, note)
+    scores = {(c.evidence, c.unit.position): score for score, c in scored}
+    return _compose(picked, scores, is_yes_no(query), student, note)
 
 
 def is_yes_no(query: str) -> bool:
@@ -150,6 +167,7 @@ class _Candidate:
     evidence: int  # index into the evidence list
     unit: Unit
     shown: tuple[str, ...]  # the lines quoted (a list: its caption and the members that fit)
+    shown_members: tuple[int, ...] = ()  # a list: the positions of the members in `shown`
 
 
 def _candidates(evidence: Sequence[RetrievedChunk], known: Mapping[str, Any], config: InstitutionConfig,
@@ -163,9 +181,10 @@ def _candidates(evidence: Sequence[RetrievedChunk], known: Mapping[str, Any], co
         fitting = {u.position for u in units if u.kind != "list" and reader.fits(u, known)}
         for unit in units:
             if unit.kind == "list":
-                members = [units[m].text for m in unit.members if m in fitting]
+                members = [m for m in unit.members if m in fitting]
                 if members and reader.fits(unit, known):
-                    out.append(_Candidate(index, unit, (unit.caption, *members)))
+                    out.append(_Candidate(index, unit, (unit.caption, *(units[m].text for m in members)),
+                                          tuple(members)))
             elif unit.position in fitting:
                 out.append(_Candidate(index, unit, unit.lines))
     return out
@@ -177,8 +196,9 @@ def _score(query: str, candidates: list[_Candidate], tokenize: Tokenize) -> list
     setting = _leading_clause(query)
     ask = query[len(setting):]
     texts = {query, ask}
-    for c in candidates:
-        texts.update((_scored_text(c), c.unit.heading, c.unit.caption))
+    labels = [_row_label(c) for c in candidates]
+    for c, label in zip(candidates, labels):
+        texts.update((_scored_text(c), c.unit.heading, c.unit.caption, label))
     ordered = sorted(texts)
     tokens = dict(zip(ordered, (set(t) for t in tokenize(ordered))))
     query_terms = tokens[query] - REQUEST_WORDS
@@ -191,7 +211,7 @@ def _score(query: str, candidates: list[_Candidate], tokenize: Tokenize) -> list
         return []
     wants = _wants(query)
     scored = []
-    for c, own_hits, context_hits in zip(candidates, own, context):
+    for c, label, own_hits, context_hits in zip(candidates, labels, own, context):
         if c.unit.kind == "list":  # a list is chosen for its caption; its heading is context
             own_hits = _hits(query_terms, tokens[c.unit.caption])
             context_hits = _hits(query_terms, tokens[c.unit.heading])
@@ -200,6 +220,13 @@ def _score(query: str, candidates: list[_Candidate], tokenize: Tokenize) -> list
             continue  # a unit must itself say something asked about, not just sit under it
         matched += CONTEXT_WEIGHT * math.fsum(idf.get(t, 0.0) * w for t, w in context_hits.items() if t not in own_hits)
         score = matched / total * (1 + _bonus(" ".join(c.shown[1:] if c.unit.kind == "list" else c.shown), wants))
+        if label and tokens[label]:  # a row named by what was asked is the row that answers
+            asked = _hits(tokens[label], tokens[ask] - REQUEST_WORDS)
+            setting_only = _hits(tokens[label], query_terms)
+            named = math.fsum(asked.get(t, CONDITION_WEIGHT * w) for t, w in setting_only.items())
+            ask_terms = tokens[ask] - REQUEST_WORDS
+            said = math.fsum(_hits(ask_terms, tokens[label]).values()) / len(ask_terms) if ask_terms else 0.0
+            score *= 1 + LABEL_WEIGHT * named / len(tokens[label]) * said
         scored.append((score / (1 + RANK_DECAY * c.evidence), c))
     return scored
 
@@ -222,6 +249,17 @@ def _leading_clause(query: str) -> str:
     return query[:ends[-1]] if ends else ""
 
 
+def _row_label(c: _Candidate) -> str:
+    """A row's first cell: what the row is about ("전공필수" in "구분: 전공필수 | 기준: 24학점")."""
+    if c.unit.kind != "row":
+        return ""
+    cells = header_cells(c.unit.text)
+    if len(cells) < 2:
+        return ""
+    # a parenthetical qualifies the name ("전공(전공필수 포함)" is the 전공 row)
+    return re.sub(r"\([^()]*\)", " ", cells[0][1]).strip()
+
+
 def _scored_text(c: _Candidate) -> str:
     unit = c.unit
     return strip_bullet(unit.text).replace(" | ", " ") if unit.kind != "list" else unit.caption
@@ -233,6 +271,18 @@ def _idf(query_terms: set[str], unit_terms: list) -> dict[str, float]:
     df = {t: sum(t in terms for terms in unit_terms) for t in query_terms}
     # smoothed: a term in every unit still counts (it may be exactly what is asked about)
     return {t: math.log(1 + (n + 1) / (count + 0.5)) for t, count in df.items() if count}
+
+
+def _prefer_language(scored: list[tuple[float, _Candidate]], student: str,
+                     institution: str) -> list[tuple[float, _Candidate]]:
+    """A question in another language than the institution's prefers units in its own language."""
+    if student == institution:
+        return scored
+    return [(score * LANGUAGE_PREFERENCE if _language(c) == student else score, c) for score, c in scored]
+
+
+def _language(c: _Candidate) -> str:
+    return language_of(" ".join(c.shown), default="")
 
 
 def _wants(query: str) -> tuple[bool, bool, bool]:
@@ -257,16 +307,21 @@ def _bonus(text: str, wants: tuple[bool, bool, bool]) -> float:
 # ----------------------------------------------------------------------------- selection
 
 def _pick(scored: list[tuple[float, _Candidate]], limit: int) -> list[_Candidate]:
-    """The best units above the floor, at most `limit` blocks; rows of one table are one block
-    (they are shown together under their caption), so a table's other good rows come along."""
+    """The best units above the floor, best first, at most `limit` blocks; rows of one table are
+    one block (shown together under their caption), so a table's other rows that answer as well
+    come along. A unit saying a fact already picked (an FAQ sentence and the table row it
+    restates, the same notice on two pages) is left out."""
     if not scored:
         return []
     ranked = sorted(scored, key=lambda sc: (-sc[0], sc[1].evidence, sc[1].unit.position))
+    scores = {(c.evidence, c.unit.position): score for score, c in scored}
     floor = ranked[0][0] * RELATIVE_FLOOR
     picked: list[_Candidate] = []
     blocks: set[tuple] = set()
+    table_best: dict[tuple, float] = {}
     covered: set[tuple[int, int]] = set()
     seen_text: set[str] = set()
+    facts: list[_Fact] = []
     for score, c in ranked:
         if score < floor:
             break
@@ -275,11 +330,53 @@ def _pick(scored: list[tuple[float, _Candidate]], limit: int) -> list[_Candidate
         block = _block(c)
         if members & covered or text in seen_text or (block not in blocks and len(blocks) >= limit):
             continue  # a list and its own rows, the same sentence in two sources, or no room
+        if block[1] == "table" and score < table_best.setdefault(block, score) * TABLE_ROW_FLOOR:
+            continue  # a row that answers less than its table's best row
+        fact = _Fact.of(c, _shown(c, scores))
+        if any(fact.repeats(other) for other in facts):
+            continue
         picked.append(c)
         blocks.add(block)
         covered |= members
         seen_text.add(text)
+        facts.append(fact)
     return picked
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_YEAR = re.compile(r"^(?:19|20)\d\d")
+
+
+@dataclass(frozen=True)
+class _Fact:
+    """What a unit states, for telling repetitions apart: its amounts ("66학점", "4과목", dates;
+    cohort years are whom it is for, not the fact) and the character bigrams of its words."""
+
+    amounts: frozenset[str]
+    numbers: frozenset[str]
+    grams: frozenset[str]
+
+    @classmethod
+    def of(cls, c: _Candidate, shown: tuple[str, ...]) -> "_Fact":
+        """`shown`: the lines the unit will show (a table: the rows that answer)."""
+        lines = shown[1:] if c.unit.kind == "list" else (c.unit.text,)
+        # a row's headers are the table's, not the fact: its values say it
+        content = " ".join(" ".join(v for _, v in header_cells(line)) if is_row(line) else readable(line)
+                           for line in lines)
+        found = [m.group() for pattern in (_AMOUNT, _DATE) for m in pattern.finditer(content)]
+        amounts = frozenset("".join(a.split()).lower() for a in found if not _YEAR.match(a))
+        squashed = re.sub(r"[\W\d_]+", "", content.lower())  # the words, units included ("과목", "학점")
+        grams = frozenset(squashed[i:i + 2] for i in range(len(squashed) - 1))
+        return cls(amounts, frozenset(_NUMBER.findall(content)), grams)
+
+    def repeats(self, other: "_Fact") -> bool:
+        """Whether this unit says nothing `other` (already picked) does not."""
+        if not self.grams or not other.grams:
+            return False
+        shared = len(self.grams & other.grams) / min(len(self.grams), len(other.grams))
+        if self.amounts:
+            return self.amounts <= other.amounts and shared >= REPEAT_OVERLAP
+        return self.numbers == other.numbers and shared >= NEAR_DUPLICATE
 
 
 def _block(c: _Candidate) -> tuple:
@@ -288,38 +385,84 @@ def _block(c: _Candidate) -> tuple:
     return (c.evidence, c.unit.position)
 
 
-def _first_informative(candidates: list[_Candidate]) -> list[_Candidate]:
-    """Nothing matched the question: the top evidence's first unit with substance."""
-    for c in candidates:
-        if c.unit.kind != "list" and len(readable(c.unit.text)) >= 10:
-            return [c]
-    return candidates[:1]
+def _first_informative(candidates: list[_Candidate], student: str) -> list[_Candidate]:
+    """Nothing matched the question: the top evidence's first unit with substance (in the
+    question's language when the evidence has one)."""
+    substantial = [c for c in candidates if c.unit.kind != "list" and len(readable(c.unit.text)) >= 10]
+    own = [c for c in substantial if _language(c) == student]
+    return (own or substantial or candidates)[:1]
 
 
 # ----------------------------------------------------------------------------- composing
 
-def _compose(picked: list[_Candidate], yes_no: bool, config: InstitutionConfig, note: str | None) -> ComposedAnswer:
-    """Units grouped by source (best source first), in their order within it; one marker per source."""
+def _compose(picked: list[_Candidate], scores: dict[tuple[int, int], float], yes_no: bool, student: str,
+             note: str | None) -> ComposedAnswer:
+    """The answer the student reads: sources in the order of their best unit, each source's best
+    unit first (the sentence that answers leads) and its other units in reading order; a table's
+    rows as sentences, its caption once, after the first of them. One marker per source.
+    The snippets stay verbatim, in reading order: they are what the citation quotes."""
     by_source: dict[int, list[_Candidate]] = {}
-    for c in sorted(picked, key=lambda c: (c.evidence, c.unit.position)):
+    for c in picked:  # best first
         by_source.setdefault(c.evidence, []).append(c)
-    cited = list(by_source)
+    cited = list(by_source)  # the source of the best unit first
     snippets: dict[int, str] = {}
     lines: list[str] = []
     for number, index in enumerate(cited, 1):
-        shown: list[str] = []
-        for c in by_source[index]:
-            shown += [line for line in c.shown if line not in shown]  # a shared caption once
-        snippets[index] = "\n".join(shown)
-        block = [readable(line) for line in shown]
+        best, *others = by_source[index]
+        block: list[str] = []
+        captions: set[str] = set()
+        for c in [best, *sorted(others, key=lambda c: c.unit.position)]:
+            block += _lines(c, scores, captions)
         block[-1] += " " + marker(number)
         lines += block
+        verbatim: list[str] = []
+        for c in sorted(by_source[index], key=lambda c: c.unit.position):
+            verbatim += [line for line in _shown(c, scores) if line not in verbatim]  # a shared caption once
+        snippets[index] = "\n".join(verbatim)
     if yes_no:
-        lines.insert(0, "자료에 따르면:" if config.language == "ko" else "According to the sources:")
-    return ComposedAnswer("\n".join(lines), cited, snippets, "extractive", note)
+        lines.insert(0, sources_say(student))
+    material = language_of(" ".join(snippets.values()), default=student)
+    return ComposedAnswer("\n".join(lines), cited, snippets, "extractive", note, material_note(student, material))
 
 
-def _nothing_fits(config: InstitutionConfig) -> str:
-    if config.language == "ko":
+def _shown(c: _Candidate, scores: dict[tuple[int, int], float]) -> tuple[str, ...]:
+    """The verbatim lines a unit contributes. A table picked for its caption keeps the rows that
+    answer best (a question about one TOPIK level gets that level's row); an item list keeps all
+    (a list asked for is wanted whole)."""
+    if c.unit.kind != "list" or not c.shown_members or not all(is_row(line) for line in c.shown[1:]):
+        return c.shown
+    member_scores = [scores.get((c.evidence, m), 0.0) for m in c.shown_members]
+    best = max(member_scores)
+    if not best:
+        return c.shown
+    return (c.shown[0], *(line for line, s in zip(c.shown[1:], member_scores) if s >= best * TABLE_ROW_FLOOR))
+
+
+def _lines(c: _Candidate, scores: dict[tuple[int, int], float], captions: set[str]) -> list[str]:
+    """What the student reads for a unit: its content first, its caption (once per source) after."""
+    shown = _shown(c, scores)
+    caption = c.unit.caption if shown and shown[0] == c.unit.caption and c.unit.caption else ""
+    body = [readable(line) for line in (shown[1:] if caption else shown)]
+    if caption and c.unit.kind == "list" and not any(is_row(line) for line in shown[1:]) and _short_items(body):
+        return [f"{caption}: {', '.join(body)}"]  # a short list reads as one line
+    if caption and caption not in captions:
+        captions.add(caption)
+        body[0] = _with_context(body[0], caption)
+    return body
+
+
+def _short_items(items: list[str]) -> bool:
+    return all(len(item) <= 40 and not re.search(r"[.!?。]$", item) for item in items)
+
+
+def _with_context(line: str, caption: str) -> str:
+    """"… 66학점 이상입니다 (학번별 전공 이수 학점)." : the caption says whose table it is."""
+    if line.endswith("."):
+        return f"{line[:-1]} ({caption})."
+    return f"{line} ({caption})"
+
+
+def _nothing_fits(language: str) -> str:
+    if language == "ko":
         return "찾은 자료는 모두 다른 학생(학과·학번 등)에게 해당하는 내용이어서 답으로 드릴 수 없습니다."
     return "The sources found all apply to other students (department, cohort, ...), so none of them answers this."

@@ -1,6 +1,9 @@
 """URAG tier 3 (docs/method.md §B.3): no evidence was found. With an LLM, a short generic answer from
 the model alone under a clear disclaimer; without one (or when the call fails), an honest
-no-answer that says what to do next. Never labelled "llm" unless a model wrote it.
+no-answer that says plainly the material does not cover it and where to ask (the institution; a
+contact when the caller has one). When material exists but none for this student's own value
+("no document for 2016학번"), the no-answer says so, and which values the material covers.
+Never labelled "llm" unless a model wrote it.
 """
 
 from __future__ import annotations
@@ -24,16 +27,21 @@ _TEXTS = {
     "ko": {
         "llm_disclaimer": "등록된 자료에서 근거를 찾지 못해, 일반 지식으로 답했습니다. 정확하지 않을 수 있으니 "
                           "학과 사무실에 꼭 확인하세요.",
-        "no_answer": "죄송합니다. 등록된 {institution} 자료에서 이 질문에 답할 내용을 찾지 못했습니다. 질문을 "
+        "no_answer": "죄송합니다. 제가 가진 {institution} 자료에는 이 질문에 답할 내용이 없습니다. 질문을 "
                      "다른 표현으로 바꾸어 다시 물어보시거나, 소속 학과 사무실 또는 담당 부서에 문의해 주세요.",
+        "no_answer_for": "죄송합니다. 제가 가진 {institution} 자료에는 {audience}에 해당하는 내용이 없습니다"
+                         "(자료가 있는 대상: {covered}). 소속 학과 사무실 또는 담당 부서에 문의해 주세요.",
+        "contact": " 문의처: {contact}",
         "no_answer_disclaimer": "등록된 자료에서 근거를 찾지 못해 답하지 않았습니다.",
     },
     "en": {
         "llm_disclaimer": "No supporting document was found, so this answer comes from general knowledge. It "
                           "may be inaccurate: please confirm with your department office.",
-        "no_answer": "Sorry, I could not find anything in the {institution} documents that answers this "
-                     "question. Try asking in other words, or contact your department office or the office "
-                     "in charge.",
+        "no_answer": "Sorry, the {institution} material I have does not cover this question. Try asking "
+                     "in other words, or contact your department office or the office in charge.",
+        "no_answer_for": "Sorry, the {institution} material I have holds nothing for {audience} (it covers: "
+                         "{covered}). Please contact your department office or the office in charge.",
+        "contact": " Contact: {contact}",
         "no_answer_disclaimer": "No supporting document was found, so no answer was given.",
     },
 }
@@ -43,18 +51,28 @@ def texts_for(config: InstitutionConfig) -> dict[str, str]:
     return _TEXTS["ko" if config.language == "ko" else "en"]
 
 
-def fallback_answer(query: str, config: InstitutionConfig, client: LLMClient | None) -> tuple[str, str, str]:
-    """(text, method "llm" | "fallback", disclaimer)."""
+def fallback_answer(query: str, config: InstitutionConfig, client: LLMClient | None, *, contact: str | None = None,
+                    audience: str | None = None, covered: str | None = None) -> tuple[str, str, str]:
+    """(text, method "llm" | "fallback", disclaimer). `audience` ("2016학번") and `covered` ("2019–2026학번"):
+    the material answers the question for other students only; said as such offline."""
     if not query or not query.strip():
         raise ValueError("fallback_answer needs a non-empty question")
     texts = texts_for(config)
-    if client is not None:
+    # the material answers this for other students: a model's general knowledge cannot know this
+    # institution's rule for this student either, so it is not asked
+    if client is not None and not audience:
         messages = [{"role": "system", "content": SYSTEM.format(institution=config.institution)},
                     {"role": "user", "content": query.strip()}]
         result, _usage = client.complete_json(messages, SCHEMA, SCHEMA_NAME, check=_non_empty)
         if not isinstance(result, LLMFailure):
             return result["answer"].strip(), "llm", texts["llm_disclaimer"]
-    return texts["no_answer"].format(institution=config.institution), "fallback", texts["no_answer_disclaimer"]
+    if audience:
+        text = texts["no_answer_for"].format(institution=config.institution, audience=audience, covered=covered or "-")
+    else:
+        text = texts["no_answer"].format(institution=config.institution)
+    if contact:
+        text += texts["contact"].format(contact=contact)
+    return text, "fallback", texts["no_answer_disclaimer"]
 
 
 def _non_empty(data: dict) -> str | None:

@@ -13,10 +13,11 @@ from typing import Any
 
 from advisor.config import CategoricalAttribute, InstitutionConfig
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
-from serving.answer.units import ComposedAnswer, marker, readable, split_units
 from advisor.retrieval import RetrievedChunk
+from serving.answer.language import english_name, language_of, material_note
+from serving.answer.units import ComposedAnswer, marker, readable, split_units
 
-PROMPT_VERSION = "answer-v1"
+PROMPT_VERSION = "answer-v2"  # v2: the answer language named (questions in another language than the material)
 SCHEMA_NAME = "grounded_answer"
 SCHEMA = {
     "type": "object",
@@ -29,8 +30,10 @@ SCHEMA = {
 }
 SYSTEM = (
     "You are the academic-advising assistant of a university. Answer the student's question using "
-    "ONLY the numbered evidence. Write in the language of the question, concisely (a few sentences "
-    "or a short list). Put the evidence number in square brackets, like [1], right after each claim "
+    "ONLY the numbered evidence. Write in the language named on the \"Answer in\" line (the language "
+    "of the question), even when the evidence is in another language: translate what the evidence "
+    "says, keeping its numbers, dates and names exactly. Be concise (a few sentences "
+    "or a short list), the sentence that answers first. Put the evidence number in square brackets, like [1], right after each claim "
     "it supports. Parts of the evidence may address other students (another department, admission "
     "year, major type, grade or status): follow only what applies to this student's profile and "
     "ignore the rest. If the evidence does not answer the question, or only partly, say what is "
@@ -60,9 +63,9 @@ class LLMAnswerer:
         self.usage.add(usage)
         if isinstance(result, LLMFailure):
             return result
-        return self._compose(result, evidence)
+        return self._compose(result, evidence, language_of(query, config.language))
 
-    def _compose(self, result: dict, evidence: Sequence[RetrievedChunk]) -> ComposedAnswer:
+    def _compose(self, result: dict, evidence: Sequence[RetrievedChunk], student: str) -> ComposedAnswer:
         text = result["answer"].strip()
         used = [n for numbers in _MARKERS.findall(text) for n in _numbers(numbers)]
         cited: list[int] = []
@@ -72,7 +75,8 @@ class LLMAnswerer:
         renumber = {index + 1: position + 1 for position, index in enumerate(cited)}
         text = _MARKERS.sub(lambda m: "".join(marker(renumber[n]) for n in _numbers(m.group(1))), text)
         snippets = {index: self._snippet(evidence[index], text) for index in cited}
-        return ComposedAnswer(text, cited, snippets, "llm")
+        material = language_of(" ".join(evidence[i].text for i in cited), default=student)
+        return ComposedAnswer(text, cited, snippets, "llm", language_note=material_note(student, material, translated=True))
 
     def _snippet(self, chunk: RetrievedChunk, answer: str) -> str:
         """The chunk's sentence (or row) sharing the most with the answer, else its first line."""
@@ -109,7 +113,9 @@ def citation_check(n: int) -> Callable[[dict], str | None]:
 def prompt(query: str, evidence: Sequence[RetrievedChunk], known: Mapping[str, Any],
            config: InstitutionConfig) -> str:
     """The user message: question, profile in words, numbered evidence (title, URL, text)."""
-    parts = [f"Question: {query}", f"Student profile: {profile_in_words(known, config)}", "Evidence:"]
+    answer_in = english_name(language_of(query, config.language))
+    parts = [f"Question: {query}", f"Answer in: {answer_in}", f"Student profile: {profile_in_words(known, config)}",
+             "Evidence:"]
     for number, chunk in enumerate(evidence, 1):
         header = f"[{number}] {chunk.title or ''} ({chunk.doc_url})".replace("  ", " ")
         audience = _audience(chunk.applies_to or {}, config)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.annotation import structure
+from serving.answer.rows import row_sentence
 
 SplitSentences = Callable[[str], list[str]]
 
@@ -30,11 +31,14 @@ class ComposedAnswer:
     """An answer written from selected evidence. Markers "[k]" in `text` refer to `cited[k-1]`, so
     a caller listing the cited sources in `cited` order numbers them as the text does."""
 
-    text: str  # what the student reads (in the corpus's language)
+    text: str  # what the student reads (quoted: in the material's language)
     cited: list[int]  # 0-based indexes into the evidence list, in order of first use
     snippets: dict[int, str]  # evidence index -> the sentence(s) used, verbatim
     method: str  # "extractive" | "llm"
     note: str | None = None  # e.g. why the usual path was not taken
+    # Set when the cited material is in another language than the question, in the question's
+    # language ("This answer is quoted from Korean-language material."): a note to show the student.
+    language_note: str | None = None
 
 
 def marker(number: int) -> str:
@@ -75,11 +79,21 @@ def row_cells(line: str) -> list[str]:
     return [cell.strip() for cell in strip_bullet(line).split(_ROW_SEPARATOR) if cell.strip()]
 
 
+def header_cells(line: str) -> list[tuple[str, str]]:
+    """A row's cells as (header, value); a cell without "header: " has the header ""."""
+    pairs = []
+    for cell in row_cells(line):
+        header, sep, value = cell.partition(": ")
+        pairs.append((header.strip(), value.strip()) if sep else ("", cell))
+    return pairs
+
+
 def readable(line: str) -> str:
-    """How a verbatim line is shown in an answer: bullets dropped, a row's cells joined by commas,
+    """How a verbatim line is shown in an answer: bullets dropped, a row read as a sentence built
+    from its headers and cells (serving/answer/rows.py: the values verbatim, only the glue added),
     a wrapped (PDF) line's breaks as spaces. Nothing else changes."""
     if is_row(line):
-        return ", ".join(row_cells(line))
+        return row_sentence(header_cells(line)) or " ".join(strip_bullet(line).split())
     return " ".join(strip_bullet(line).split())
 
 

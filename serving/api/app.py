@@ -154,8 +154,15 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     # Added last = runs first: the rate limit and the size limit act before any body is parsed.
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RateLimit, limiter=RateLimiter(settings.rate_per_minute, clock))
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, source_origins=lambda: _source_origins(serving_advisor()))
     return app
+
+
+def _source_origins(advisor: Any) -> tuple[str, ...]:
+    """The sites the served build's documents come from (the page probes them before opening an
+    original), or () for an engine that does not say."""
+    origins = getattr(advisor, "source_origins", None)
+    return tuple(origins()) if callable(origins) else ()
 
 
 def _snapshots(advisor: Any):

@@ -4,6 +4,8 @@ headers every reply carries (no caching of API replies: they can hold a profile)
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -12,10 +14,19 @@ from serving.api.ratelimit import RateLimiter
 
 API_PREFIX = "/v1/"
 
-# The page loads only its own files and talks only to its own origin; citation links are plain
-# navigations, which CSP leaves alone.
+# The page loads only its own files and talks to its own origin, and to the sites its citations
+# come from only to check that an original still answers (a no-cors probe: nothing is read; an
+# unreachable original opens the build's saved copy). Citation links are plain navigations.
 PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+               "connect-src 'self'{sources}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+# scheme://host[:port] and nothing else: an origin that could close the directive is never written
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-]+(?::\d{1,5})?|https?://\[[0-9A-Fa-f:.]+\](?::\d{1,5})?")
+
+
+def page_policy(source_origins: Iterable[str] = ()) -> str:
+    """The Content-Security-Policy of every reply, its connect-src widened to `source_origins`."""
+    allowed = sorted({o for o in source_origins if _ORIGIN.fullmatch(o)})
+    return PAGE_POLICY.format(sources="".join(f" {o}" for o in allowed))
 
 
 class RateLimit:
@@ -39,20 +50,26 @@ class RateLimit:
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp):
-        self.app = app
+    def __init__(self, app: ASGIApp, source_origins: Callable[[], Iterable[str]] = tuple):
+        """`source_origins`: the origins of the served build's sources (asked per reply: a new
+        build may cite other sites)."""
+        self.app, self.source_origins = app, source_origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         is_api = scope["path"].startswith(API_PREFIX)
+        try:
+            policy = page_policy(() if is_api else self.source_origins())
+        except Exception:  # noqa: BLE001 - no build yet (503 to come): the page talks to its own origin only
+            policy = page_policy()
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-                            (b"content-security-policy", PAGE_POLICY.encode())]
+                            (b"content-security-policy", policy.encode())]
                 if is_api:
                     headers.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": headers}

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from advisor.config import InstitutionConfig
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
@@ -39,7 +41,9 @@ from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
-from serving.dialogue import profiling, templates
+from serving.answer.language import own_language_first
+from serving.dialogue import profiling, templates, variants
+from serving.dialogue.answerability import MIN_COVERAGE, QUESTION_WORDS, TermWeights, coverage
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
@@ -73,18 +77,24 @@ class DialogueSettings:
     # and FAQ entries) that conflict with the profile; False is the ablation without it.
     soft_prefix: bool = True
     hard_filter: bool = True
+    # How deep the unfiltered retrieval reads which values of an asked attribute have documents
+    # (the options offered): deeper than the candidates, so a cohort whose page ranks 12th still
+    # gets its button.
+    coverage_depth: int = 40
 
 
 @dataclass(frozen=True)
 class LLMTasks:
     """What the engine asks an LLM, each None offline (then the rules and the extractive answer
-    decide): the grounded answer, the time-sensitivity decision, the profile initialization; the
-    client itself for the fallback answer."""
+    decide): the grounded answer, the time-sensitivity decision, the profile initialization, the
+    translation of a question into the institution's language for retrieval; the client itself
+    for the fallback answer."""
 
     client: Any = None
     answerer: Any = None  # .answer(message, evidence, known, config) -> composed answer | failure
     time_classifier: Any = None  # .classify([message]) -> [True | False | None]
     profile_init: Any = None  # .initialize(message) -> (needed attributes, stated values) | None
+    translator: Any = None  # .for_retrieval(message, config) -> the message in the institution's language | None
 
     @classmethod
     def from_client(cls, client, config: InstitutionConfig) -> "LLMTasks":
@@ -93,8 +103,10 @@ class LLMTasks:
         from advisor.llm.profile_init import LLMProfileInitializer
         from advisor.llm.time_sensitivity import LLMTimeClassifier
         from serving.answer.llm_answer import LLMAnswerer
+        from serving.answer.translate import LLMTranslator
 
-        return cls(client, LLMAnswerer(client), LLMTimeClassifier(client), LLMProfileInitializer(client, config))
+        return cls(client, LLMAnswerer(client), LLMTimeClassifier(client), LLMProfileInitializer(client, config),
+                   LLMTranslator(client))
 
 
 class ExtractiveAnswerer:
@@ -138,10 +150,21 @@ class Advisor:
         self.extractive = extractive or ExtractiveAnswerer(config, tokenizer)
         self.doc_limits = profiling.document_constraints(
             zip(c.chunks["doc_url"].to_list(), c.applies_to) for c in build.collections.values())
+        # the names of the profile's values ("컴퓨터학과", "복수전공"): they say whom a passage is for,
+        # not what it states (serving/dialogue/variants.py)
+        self.audience_words = tuple({word for attribute in self.schema.values() if profiling.fields.is_categorical(attribute)
+                                     for value, aliases in attribute.values.items()
+                                     for word in (value, *aliases, attribute.label(value)) if len(word) >= 2})
+        self.values_with_documents = profiling.values_with_documents(
+            (applies_to for c in build.collections.values() for applies_to in c.applies_to), self.schema)
+        # IDF of the build's own morphemes: what the answerability check weighs a question's words by
+        self.term_weights = TermWeights(tokens for c in build.collections.values() if "tokens" in c.chunks.columns
+                                        for tokens in c.chunks["tokens"].to_list())
         # The source snapshots are read on first use: only opened citations need them, not answering.
         self._sources_lock = threading.Lock()
         self._sources: SourceSnapshots | None = None
         self._sources_loaded = False
+        self._origins: tuple[str, ...] | None = None
 
     # ------------------------------------------------------------------ public API
     @property
@@ -173,6 +196,15 @@ class Advisor:
                     self._sources = None
                 self._sources_loaded = True
             return self._sources
+
+    def source_origins(self) -> tuple[str, ...]:
+        """The sites (scheme://host[:port]) the build's documents come from: the page may check
+        that an original still answers before opening it."""
+        if self._origins is None:
+            urls = {url for c in self.build.collections.values() for url in c.chunks["doc_url"].unique().to_list()}
+            self._origins = tuple(sorted({f"{part.scheme}://{part.netloc}" for part in map(urlsplit, urls)
+                                          if part.scheme in ("http", "https") and part.netloc}))
+        return self._origins
 
     def new_session(self, profile: Mapping[str, Any] | None = None) -> Session:
         session = Session()
@@ -233,18 +265,40 @@ class Advisor:
             pending.search_text = self.stated.without(message, taken)
             pending.trace["search_text"] = pending.search_text
         pending.trace["profiling"] = "rules" if initialized is None else "llm"
+        translated = self.llm.translator.for_retrieval(pending.query, self.config) if self.llm.translator else None
+        if translated:
+            # the paper's flow for a question in another language: searched in the institution's
+            # language, answered in the student's (the answerer gets the message as asked)
+            pending.search_text = pending.trace["search_text"] = translated
         qualifying = self._faq_matches(pending, session)
         if qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying):
             # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask
             return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
+        if not self._key_words(pending.query):
+            # nothing the question is about (a greeting, thanks, a frame alone): no profile question
+            # can make it answerable; the tiers decide (the fallback, unless an FAQ entry matched)
+            pending.trace["uninformative"] = True
+            return self._answer(session, pending, today)
         if initialized is not None:
             pending.relevant |= set(initialized[0])
         else:
             # what the question depends on is read from what it retrieves for anyone: the student's
             # own filter would hide the near-duplicates that differ by department or cohort
             candidates = self._retrieve(pending, session, today, hard=False)
-            pending.relevant |= set(profiling.relevant_attributes(candidates.chunks, self.doc_limits, self.schema,
-                                                                  self.settings.need_share))
+            if not self._answerable_for_anyone(pending.query, candidates.chunks):
+                # what nobody's documents answer is not worth a profile question: straight to the
+                # tiers (the FAQ, or the disclaimed fallback)
+                pending.trace["unanswerable"] = True
+                return self._answer(session, pending, today)
+            limited = profiling.relevant_attributes(candidates.chunks, self.doc_limits, self.schema,
+                                                    self.settings.need_share)
+            # ... and only where the candidate answers differ by it: near-duplicates for different
+            # students that state the same key facts do not make the answer depend on whom it is for
+            found, _ = variants.variants_by_attribute(candidates.chunks, self.doc_limits, self.schema,
+                                                      self._facts_reader(pending.query))
+            differing = [name for name in limited if variants.differ(found.get(name, []))]
+            pending.trace["limited_attributes"], pending.trace["differing_attributes"] = limited, differing
+            pending.relevant |= set(differing)
             if self.settings.evidence_follow_up:
                 # what the best passages for anyone depend on, where the session already knows it
                 # (an earlier answer, or every value up front): written now, as the evidence
@@ -264,8 +318,24 @@ class Advisor:
             pending.questions_so_far += len(attributes)
             pending.trace["questions"].extend({"attribute": a, "reason": reason} for a in attributes)
         session.pending = pending
-        questions = [profiling.question_for(a, self.schema, reason) for a in attributes]
+        questions = [profiling.question_for(a, self.schema, reason, self._offered(pending, a, reason))
+                     for a in attributes]
         return Reply("ask", questions=questions, intent=pending.intent, trace=_trace(pending))
+
+    def _offered(self, pending: Pending, name: str, reason: str) -> list | None:
+        """The values worth a button: those some document of the build is written for (None: every
+        value). Read from the whole build, not from what one retrieval returned: a top-k cut would
+        hide the button of a student whose page ranked just below it (measured: 2015 students lost
+        theirs and got no answer), while a value no document covers is never worth a button."""
+        return self.values_with_documents.get(name)
+
+    def _chunk_variants(self, chunks, name: str, facts_of) -> list:
+        """The variants of `name` among retrieved chunks, each chunk its own group member (within a
+        document, sections differ by major type or grade: the evidence's level)."""
+        per_chunk = [replace(c, doc_url=c.chunk_id) for c in chunks if c.applies_to.get(name) is not None]
+        limits = {c.doc_url: {name: frozenset({tuple(c.applies_to[name])})} for c in per_chunk}
+        found, _ = variants.variants_by_attribute(per_chunk, limits, {name: self.schema[name]}, facts_of)
+        return found.get(name, [])
 
     def _answer(self, session: Session, pending: Pending, today: date) -> Reply:
         """The tiers, once the question's needs are settled. May still ask ONE evidence question."""
@@ -280,7 +350,7 @@ class Advisor:
             return self._finish(session, pending, self._faq_reply(faq, session, pending))
 
         result = self._retrieve(pending, session, today)
-        evidence = select_evidence(result.chunks)
+        evidence = self._evidence(pending, result.chunks)
         known_but_unwritten = evidence_attributes(evidence, self.schema, lambda name: name in session.known
                                                   and name not in pending.relevant)
         if known_but_unwritten and can_follow_up and self.settings.evidence_follow_up:
@@ -288,10 +358,25 @@ class Advisor:
             # retrieve again with it in the prefix, as after an evidence question
             pending.relevant |= set(known_but_unwritten)
             result = self._retrieve(pending, session, today)
-            evidence = select_evidence(result.chunks)
+            evidence = self._evidence(pending, result.chunks)
+        if evidence and not self.qualifies(pending.query, evidence):
+            # the best sections do not cover the question; a lower-ranked passage that does is
+            # better evidence than none (a notice ranked 7th that names every key word)
+            covering = [c for c in result.chunks if self.qualifies(pending.query, [c])]
+            if covering:
+                evidence = select_evidence(covering)
+                pending.trace["evidence_reselected"] = True
+        pending.trace["answerability"] = round(self.answerability(pending.query, evidence), 3) if evidence else 0.0
         if not evidence or not self.qualifies(pending.query, evidence):
-            return self._finish(session, pending, self._fallback(pending, session))
+            # nothing addresses the question for this student: when documents for other students
+            # do, say for whom there is material; never a passage about something else
+            uncovered = self._uncovered(pending, session, today)
+            return self._finish(session, pending, self._fallback(pending, session, uncovered=uncovered))
         follow_up = follow_up_attributes(evidence, session, self.schema)
+        # no question when the passages limited on it do not answer the question at all, or when
+        # those for different students say the same for it
+        follow_up = [name for name in follow_up
+                     if variants.worth_asking(self._chunk_variants(result.chunks, name, self._facts_reader(pending.query)))]
         if follow_up and can_follow_up and self.settings.evidence_follow_up:
             pending.stage = "evidence"  # re-retrieval happens when the answers come back
             return self._ask(session, pending, follow_up, reason="evidence")
@@ -336,14 +421,94 @@ class Advisor:
         pending.trace["last_retrieval"] = result
         return result
 
+    def _evidence(self, pending: Pending, chunks) -> list:
+        """The selected evidence, passages in the question's language first when it is not the
+        institution's (an English page for an English question), unless those do not address it."""
+        preferred = own_language_first(chunks, pending.message, self.language)
+        evidence = select_evidence(preferred)
+        if preferred != list(chunks) and not self.qualifies(pending.query, evidence):
+            evidence = select_evidence(chunks)
+        return evidence
+
     def qualifies(self, message: str, evidence) -> bool:
-        """Tier 2 needs real evidence: a selected chunk must contain one of the question's key words
-        (nouns, names, numbers), not only share its sentence frame or be a semantic neighbour. A
-        question with no key words at all needs a lexical (BM25) match."""
-        words = self._message_terms(message)[1]
+        """The answerability check before tier 2 (serving/dialogue/answerability.py): the evidence
+        must cover at least MIN_COVERAGE of the question's key words (nouns, names, numbers,
+        roots) weighted by their IDF over this build's chunks, so a word the corpus never uses
+        (the topic of an out-of-scope question) weighs most. A question with no key words at all
+        is about nothing the documents could answer."""
+        return self.answerability(message, evidence) >= MIN_COVERAGE
+
+    def answerability(self, message: str, evidence) -> float:
+        """The IDF-weighted share of the message's key words the evidence holds (0 without key words)."""
+        words = self._key_words(message)
         if not words:
-            return any(chunk.bm25_rank is not None for chunk in evidence)
-        return any(word in f"{chunk.title or ''} {chunk.text}".lower() for chunk in evidence for word in words)
+            return 0.0
+        return coverage(words, [f"{chunk.title or ''}\n{chunk.text}" for chunk in evidence], self.term_weights, message)
+
+    def _answerable_for_anyone(self, message: str, chunks) -> bool:
+        """Would the answerability check pass on what the question retrieves for anyone (its best
+        sections, or any one passage)?"""
+        return (self.qualifies(message, select_evidence(chunks))
+                or any(self.qualifies(message, [chunk]) for chunk in chunks))
+
+    def _key_words(self, message: str) -> tuple[str, ...]:
+        """What the question is about, as the answerability check weighs it: its key words without
+        numbers (a year or an amount the student states is who they are or what they believe,
+        "34학점인 걸로 아는데 맞죠?", not the topic), interrogatives ("얼마", "언제": what it asks with)
+        and one-letter forms the build never uses (Kiwi's remnants of endings: "걸", "아")."""
+        return tuple(word for word in self._message_terms(message)[1]
+                     if not word.isdigit() and word.lower() not in QUESTION_WORDS
+                     and (len(word) > 1 or self.term_weights.seen(word)))
+
+    def _audience_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where `text` says whom it is for in numbers ("2019학번", "3~4학년"): read by the rules
+        annotator's range readers, built from the config."""
+        return [(r.start, r.end) for extractor in self.stated.reader.extractors.values()
+                if hasattr(extractor, "ranges_in") for r in extractor.ranges_in(text)]
+
+    def _facts_reader(self, query: str):
+        words = self._key_words(query)
+        return lambda chunk: variants.key_facts(chunk.text, words, self._audience_spans, self.term_weights, query,
+                                                chunk.title or "", self.audience_words)
+
+    def _uncovered(self, pending: Pending, session: Session, today: date) -> dict | None:
+        """When the student's own evidence does not answer: the attributes the question depends on
+        whose known value no answering document covers, read from a deeper retrieval for anyone:
+        {name: (the student's value as text, the covered values as text)}; None when that is not
+        why (nothing answers for anyone either, or the values are covered)."""
+        names = [name for name in self.schema if name in pending.relevant and session.known.get(name) is not None]
+        if not names:
+            return None
+        deep = self.retrieve(pending.query, session.known, soft=pending.relevant, hard=False,
+                             k=max(self.settings.coverage_depth, self.settings.k or self.params.k), today=today,
+                             time_sensitive=pending.trace.get("time_sensitive_llm"))
+        found, _ = variants.variants_by_attribute(deep.chunks, self.doc_limits, self.schema,
+                                                  self._facts_reader(pending.query))
+        missing = {}
+        for name in names:
+            answering = [v for v in found.get(name, []) if v.addressed]
+            value = session.known[name]
+            if answering and not variants.is_covered(value, answering, self.schema[name]):
+                missing[name] = (self._value_text(name, value), self._covered_text(name, answering))
+        return missing or None
+
+    def _value_text(self, name: str, value) -> str:
+        attribute = self.schema[name]
+        return attribute.label(value) if profiling.fields.is_categorical(attribute) else attribute.value_text(value)
+
+    def _covered_text(self, name: str, found) -> str:
+        attribute = self.schema[name]
+        values = variants.covered_values(found, attribute)
+        if profiling.fields.is_categorical(attribute):
+            return ", ".join(attribute.label(v) for v in values)
+        runs, start = [], None
+        for i, number in enumerate(values):  # consecutive numbers as one range: "2019–2026학번"
+            start = number if start is None else start
+            if i + 1 == len(values) or values[i + 1] != number + 1:
+                runs.append(variants.range_text(start, number, attribute, self.language)
+                            if start != number else attribute.value_text(number))
+                start = None
+        return ", ".join(runs)
 
     def _read_message(self, message: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(content morphemes, key words) of a message."""
@@ -388,11 +553,19 @@ class Advisor:
         citations = [Citation(url=evidence[i].doc_url, title=evidence[i].title,
                               snippet=composed.snippets.get(i) or _first_line(evidence[i].text),
                               chunk_id=evidence[i].chunk_id) for i in cited]
+        declined = [n for n in self.schema if n in session.declined
+                    and any(evidence[i].applies_to.get(n) is not None for i in cited)]
+        text = composed.text
+        if declined:
+            # the student does not know the value the sources differ by: each part says whom it is for
+            text = label_variants(text, [evidence[i].applies_to for i in cited], declined, self.schema, self.language)
         notes = [templates.text("documents_note", self.language)]
+        if composed.language_note:  # an answer quoted or translated from material in another language
+            notes.append(composed.language_note)
         declined = self._declined_note([evidence[i].applies_to for i in cited], session)
         if declined:
             notes.append(declined)
-        return Reply("answer", answer=composed.text, tier="documents", answer_method=composed.method,
+        return Reply("answer", answer=text, tier="documents", answer_method=composed.method,
                      citations=citations, disclaimer=" ".join(notes),
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
 
@@ -400,11 +573,16 @@ class Advisor:
         """The extractive answer from `evidence` (also the evaluation's baselines' answer)."""
         return self.extractive.answer(message, evidence, known)
 
-    def _fallback(self, pending: Pending, session: Session) -> Reply:
+    def _fallback(self, pending: Pending, session: Session, uncovered: Mapping | None = None) -> Reply:
         from serving.answer.fallback import fallback_answer
 
-        text, method, disclaimer = fallback_answer(pending.message, self.config, self.llm_client)
-        return Reply("answer", answer=text, tier="fallback", answer_method=method, disclaimer=disclaimer)
+        audience = " ".join(value for value, _ in uncovered.values()) if uncovered else None
+        covered = "; ".join(text for _, text in uncovered.values()) if uncovered else None
+        text, method, disclaimer = fallback_answer(pending.message, self.config, self.llm_client,
+                                                   contact=self.config.contact,
+                                                   audience=audience, covered=covered)
+        trace = {"fallback_reason": "uncovered_profile" if uncovered else "unanswerable"}
+        return Reply("answer", answer=text, tier="fallback", answer_method=method, disclaimer=disclaimer, trace=trace)
 
     def _declined_note(self, annotations, session: Session) -> str | None:
         declined = [name for name in self.schema if name in session.declined
@@ -431,6 +609,26 @@ def _trace(pending: Pending) -> dict:
     trace["questions_asked"] = pending.questions_so_far
     trace["prefix_attributes"] = pending.relevant
     return trace
+
+
+def label_variants(text: str, cited_applies_to: list, names: list[str], schema, language: str) -> str:
+    """Each part of an answer prefixed with whom its source applies to ("2019–2022학번: … [1]"): a part
+    is the text up to its citation marker(s), and [n] is the n-th cited source. A source limited on
+    none of `names` is labelled as applying to everyone, when another part is labelled."""
+    matches = list(re.finditer(r"\s*(.*?(?:\[\d+\])+)", text, flags=re.DOTALL))
+    if not matches:
+        return text
+    parts, tail = [m.group(1) for m in matches], text[matches[-1].end():]
+    labels = []
+    for part in parts:
+        number = int(re.search(r"\[(\d+)\]", part).group(1))
+        applies_to = cited_applies_to[number - 1] if 0 < number <= len(cited_applies_to) else {}
+        labels.append(variants.audience_label(applies_to, names, schema, language))
+    if not any(labels):
+        return text
+    everyone = templates.text("everyone_label", language)
+    lines = [f"{label or everyone}: {part.strip()}" for label, part in zip(labels, parts)]
+    return "\n".join(lines) + tail
 
 
 def _first_line(text: str) -> str:

@@ -52,6 +52,28 @@ def document_constraints(chunk_stores: Iterable[Sequence[tuple[str, Mapping]]]) 
     return {url: {name: frozenset(keys) for name, keys in limits.items()} for url, limits in seen.items()}
 
 
+def values_with_documents(annotations: Iterable[Mapping], schema: fields.Schema) -> dict[str, list]:
+    """Per attribute, the values some chunk is written for (a categorical value it lists, a year
+    inside its range), in schema order: the only values worth a button. An attribute no chunk is
+    limited on is left out (every value is offered)."""
+    found: dict[str, set] = defaultdict(set)
+    for applies_to in annotations:
+        for name, value in applies_to.items():
+            if value is None or name not in schema:
+                continue
+            attribute = schema[name]
+            if fields.is_categorical(attribute):
+                found[name] |= set(value)
+            else:
+                found[name] |= set(range(max(int(value[0]), attribute.min), min(int(value[-1]), attribute.max) + 1))
+    out = {}
+    for name, values in found.items():
+        attribute = schema[name]
+        order = list(attribute.values) if fields.is_categorical(attribute) else range(attribute.min, attribute.max + 1)
+        out[name] = [v for v in order if v in values]
+    return out
+
+
 def _key(value) -> tuple:
     return tuple(value)
 
@@ -65,9 +87,10 @@ def unsettled(attributes: Iterable[str], schema: fields.Schema, session: Session
 def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, Mapping[str, frozenset]],
                         schema: fields.Schema, share: float = 1 / 3) -> list[str]:
     """Attributes that a rank-weighted share of the candidates' documents are limited on, in schema
-    order (the order questions are asked): what the question depends on. Each document counts
+    order (the order questions are asked): what the question MAY depend on. Each document counts
     once, weighted 1/k for the k-th distinct document: one long page's many sections must not
-    outvote the near-duplicates that differ by whom they apply to."""
+    outvote the near-duplicates that differ by whom they apply to. The engine then keeps those
+    whose variants state different key facts (serving/dialogue/variants.py `differ`)."""
     weights: dict[str, float] = defaultdict(float)
     values: dict[str, set] = defaultdict(set)
     total = 0.0
@@ -102,12 +125,21 @@ def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted
 
 # ----------------------------------------------------------------------------- questions
 
-def question_for(name: str, schema: fields.Schema, reason: str) -> Question:
+def question_for(name: str, schema: fields.Schema, reason: str, offered: Sequence | None = None) -> Question:
+    """The question with its options: every value of the attribute, or only those `offered` (the
+    values the candidate documents cover: no button the material cannot answer), in schema order."""
     attribute = schema[name]
     if fields.is_categorical(attribute):
-        options = [Option(value, attribute.label(value)) for value in attribute.values]
+        values = list(attribute.values)
     else:
-        options = [Option(v, attribute.value_text(v)) for v in range(attribute.min, attribute.max + 1)]
+        values = list(range(attribute.min, attribute.max + 1))
+    if offered is not None:
+        wanted = set(offered)
+        values = [v for v in values if v in wanted] or values
+    if fields.is_categorical(attribute):
+        options = [Option(value, attribute.label(value)) for value in values]
+    else:
+        options = [Option(v, attribute.value_text(v)) for v in values]
     return Question(attribute=name, question=attribute.question, options=options, reason=reason)
 
 

@@ -1,11 +1,14 @@
-"""Intent routing (docs/method.md §A online step 2): the LLM when one is configured, else (and whenever the
-LLM call fails) the classifier trained at build time and saved in the index build."""
+"""Intent routing (docs/method.md §A online step 2). Certain rules first, the same for every
+backend (a greeting-only message, a question about the assistant: advisor/intents/route.py); then
+the LLM when one is configured, else (and whenever the LLM call fails) the classifier trained at
+build time and saved in the index build, with its calibrated "not sure"."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from advisor.index.layout import INTENT_DIR
+from advisor.intents.route import certain_intent, classify
 
 FALLBACK_INTENT = "retrieval"  # with no model at all, every message is taken as a question
 
@@ -30,12 +33,14 @@ class IntentRouter:
 
     def route(self, message: str) -> tuple[str, dict]:
         """(intent, how it was decided) for one message."""
+        certain = certain_intent(message)
+        if certain is not None:  # no LLM call: the rule decides the same with or without one
+            return certain[0], {"router": "rule", "rule": certain[1]}
         if self.llm_router is not None:
             decided = self.llm_router.route([message])[0]
             if decided is not None:
                 return decided, {"router": "llm"}
         if self.classifier is not None:
-            prediction = self.classifier.predict([message])[0]
-            return prediction.intent, {"router": "classifier", "confidence": round(float(prediction.confidence), 4),
-                                       "llm_failed": self.llm_router is not None}
+            intent, trace = classify(message, self.classifier)
+            return intent, {**trace, "llm_failed": self.llm_router is not None}
         return FALLBACK_INTENT, {"router": "none"}

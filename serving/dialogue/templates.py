@@ -12,6 +12,7 @@ _KO = {
     "documents_note": "등록된 자료를 바탕으로 찾은 내용입니다. 중요한 사항은 출처를 확인하세요.",
     "declined_note": "참고: {attributes} 정보 없이 찾은 답이라, 해당 조건에 따라 내용이 다를 수 있습니다.",
     "unknown_option": "잘 모르겠어요",
+    "everyone_label": "공통",  # a part of a labelled answer whose source applies to everyone
 }
 _EN = {
     "greeting": "Hello! I'm the academic-advising assistant of {institution}. Ask me about graduation requirements, curricula, scholarships, leave and return.",
@@ -22,6 +23,7 @@ _EN = {
     "documents_note": "Found in the registered documents; please check the sources for important matters.",
     "declined_note": "Note: answered without knowing your {attributes}; the answer may differ depending on it.",
     "unknown_option": "I don't know",
+    "everyone_label": "Everyone",
 }
 
 

@@ -31,6 +31,13 @@
     invalid_chunk_id: "이 출처의 저장된 사본을 찾을 수 없어요. 원문 링크를 이용해 주세요.",
   };
   const DEFAULT_ERROR_TEXT = "요청을 처리하지 못했어요. 다시 시도해 주세요.";
+  const UNREACHABLE_NOTE = "원문 사이트에 지금 연결할 수 없어 저장해 둔 사본을 보여 드려요.";
+  const UNREACHABLE_TITLE = "원문 사이트에 연결할 수 없어 저장된 사본이 열려요";
+  // How long the page waits for an original site before calling it unreachable: long enough for a
+  // slow but working site, short enough that a click still counts as the student's own (Chromium
+  // lets a page open a window for 5 s after a click).
+  const PROBE_TIMEOUT_MS = 3000;
+  const PROBE_TTL_MS = 2 * 60 * 1000; // a site that was down is asked again after this
 
   let sessionId = null;
   let busy = false;
@@ -205,17 +212,19 @@
         const item = el("li");
         const href = safeUrl(citation.url);
         const title = citation.title || citation.url;
+        const snapshot = citation.snapshot && SNAPSHOT_PATH.test(citation.snapshot) ? citation.snapshot : null;
         if (href) {
-          const link = el("a", null, title);
+          const link = el("a", "original", title);
           link.href = href;
           link.target = "_blank";
           link.rel = "noopener noreferrer";
+          if (snapshot) openOriginalOrSnapshot(link, href, snapshot);
           item.appendChild(link);
         } else {
           item.appendChild(el("span", null, title));
         }
-        // The saved copy: what opens when the original site is unreachable.
-        if (citation.snapshot && SNAPSHOT_PATH.test(citation.snapshot)) {
+        // The saved copy, always offered: the student may prefer it (the cited passage is marked).
+        if (snapshot) {
           const saved = el("a", "saved-copy", "저장된 사본");
           saved.href = citation.snapshot;
           saved.addEventListener("click", (event) => {
@@ -231,6 +240,71 @@
       box.appendChild(section);
     }
     append(box);
+  }
+
+  // ------------------------------------------------------------------ originals that may be down
+  //
+  // The build's sources may be offline now (the demo college's site is served only during the
+  // crawl; a real site may be down for maintenance). The browser itself checks: a no-cors HEAD
+  // request to the original's site, with a timeout. Opaque, so it says only "the site answered",
+  // which is the question; the student's own network decides (not the server's: a site may be
+  // reachable from one and not the other), and the server never fetches a URL for a client (no
+  // SSRF surface). No cookies, no referrer. Checked once per site, when the answer is shown, so a
+  // click is decided at once. A reachable original opens as a normal link; an unreachable one
+  // opens the saved copy, with a note. Anything that stops the check (network error, timeout, the
+  // page's connect-src policy, the browser's guard against public pages reaching private or
+  // loopback addresses) counts as unreachable: the saved copy always opens, and it links to the
+  // original. The check needs the page's connect-src to admit the sources' sites (the API's
+  // Content-Security-Policy); under connect-src 'self' alone every original opens its saved copy.
+
+  const reachability = new Map(); // origin -> {at, result: Promise<"reachable"|"unreachable"|"unknown">}
+
+  function reachable(href) {
+    const url = new URL(href);
+    if (url.origin === window.location.origin) return Promise.resolve("reachable");
+    if (window.location.protocol === "https:" && url.protocol === "http:") {
+      // Mixed content: the browser would refuse the check, not the link. Nothing to learn.
+      return Promise.resolve("unknown");
+    }
+    const known = reachability.get(url.origin);
+    if (known && Date.now() - known.at < PROBE_TTL_MS) return known.result;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
+    const result = fetch(url.href, {
+      method: "HEAD", mode: "no-cors", cache: "no-store", credentials: "omit", redirect: "follow",
+      referrerPolicy: "no-referrer", signal: controller.signal,
+    }).then(() => "reachable", () => "unreachable").finally(() => clearTimeout(timer));
+    reachability.set(url.origin, { at: Date.now(), result: result });
+    return result;
+  }
+
+  function openOriginalOrSnapshot(link, href, snapshot) {
+    link.dataset.reachable = "checking";
+    reachable(href).then((state) => {
+      link.dataset.reachable = state;
+      if (state === "unreachable") {
+        link.classList.add("unreachable");
+        link.title = UNREACHABLE_TITLE;
+      }
+    });
+    link.addEventListener("click", (event) => {
+      // A modified click (new tab, save, ...) stays the browser's own.
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      const state = link.dataset.reachable;
+      if (state === "reachable" || state === "unknown") return; // opens normally
+      event.preventDefault();
+      if (state === "unreachable") {
+        openSnapshot(snapshot, UNREACHABLE_NOTE);
+        return;
+      }
+      reachable(href).then((result) => { // still checking: decided within PROBE_TIMEOUT_MS
+        if (result === "unreachable") {
+          openSnapshot(snapshot, UNREACHABLE_NOTE);
+        } else {
+          window.open(href, "_blank", "noopener,noreferrer");
+        }
+      });
+    });
   }
 
   // ------------------------------------------------------------------ the saved copy of a source
@@ -268,7 +342,7 @@
     return null;
   }
 
-  async function openSnapshot(path) {
+  async function openSnapshot(path, note) {
     let source;
     try {
       const response = await fetch(path);
@@ -283,7 +357,10 @@
       return;
     }
     const mark = fillSnapshot(source);
-    snapshotDialog.showModal();
+    const noteBox = snapshotDialog.querySelector(".snapshot-note");
+    noteBox.textContent = note || "";
+    noteBox.hidden = !note;
+    if (!snapshotDialog.open) snapshotDialog.showModal();
     if (mark) mark.scrollIntoView({ block: "center" });
   }
 

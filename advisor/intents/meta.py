@@ -1,0 +1,307 @@
+"""Two message kinds recognized from their form alone, the same at every institution: a message
+that is only greeting words, and a question about the assistant itself (a meta-question: what it
+is, what it can do, when it answers, whether to trust it, what it keeps).
+
+Why rules beside the classifier: the classifier learns from one institution's seeds and documents,
+so on an unseen institution it confuses "넌 로봇이야?" with smalltalk and "주말에도 대답해줘?" with a
+question about weekends. These rules use no institution's vocabulary, only words about greeting and
+about the assistant, and they fire only when EVERY part of the message is such a word (plus
+particles, endings and fillers): one word the lexicon does not know ("AI 융합전공", "로봇공학과",
+"leave of absence") and the rule stays silent, leaving the message to the classifier. That is
+what keeps information questions that merely mention AI, robots or "you" as information.
+
+Matching is spacing-insensitive: Korean words are matched inside the message with its spaces
+removed ("넌뭘물어보면대답해줘" decomposes like "넌 뭘 물어보면 대답해 줘").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+MAX_RULE_CHARS = 80  # longer messages carry a real request: leave them to the classifier
+
+
+def _alternation(words) -> str:
+    # longest first, so "안녕하세요" is tried before "안녕"
+    return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+# --- normalization ----------------------------------------------------------------------------
+
+_JAMO_FILLER = re.compile(r"^(?:[ㅋㅎㅠㅜㄷㄱ]+|ㅇㅇ+)$")  # laughter, tears: mood, not content
+_SCRIPT_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[\uac00-\ud7a3])|(?<=[\uac00-\ud7a3])(?=[a-z])")
+
+
+def normalize(text: str) -> str:
+    """Lower case, symbols and emoji to spaces, Latin and Hangul separated ("너chatbot이야" ->
+    "너 chatbot 이야"), spaces collapsed."""
+    text = unicodedata.normalize("NFC", text).lower()
+    text = "".join(ch if (ch.isalnum() or ch.isspace()) else " " for ch in text)
+    text = _SCRIPT_BOUNDARY.sub(" ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in normalize(text).split() if not _JAMO_FILLER.match(t)]
+
+
+def _is_hangul(token: str) -> bool:
+    return re.search(r"[\uac00-\ud7a3\u3131-\u318e]", token) is not None
+
+
+# --- the shared function words: particles, endings, fillers -------------------------------------
+
+PARTICLES = (
+    "은", "는", "이", "가", "을", "를", "에", "에도", "에서", "에서도", "도", "로", "으로", "로도", "으로도", "랑",
+    "이랑", "하고", "한테", "한테도", "께", "께서", "의", "만", "까지", "이나", "나", "라도", "이라도", "처럼",
+)
+ENDINGS = (
+    "야", "이야", "이니", "니", "냐", "이냐", "임", "이에요", "예요", "에요", "이세요", "세요", "인가요", "가요", "나요",
+    "니까", "습니까", "입니까", "ㅂ니까", "어", "아", "여", "요", "용", "지", "죠", "이지", "해", "해요", "해여",
+    "해줘", "해줄", "해주", "해주는", "해주나요", "해주세요", "해주시나요", "해줄래", "줘", "줘요", "줄", "주", "주나요",
+    "주시나요", "주세요", "주니", "줄래", "줄래요", "는", "건가요", "건가", "거야", "거니", "거예요", "건지", "게",
+    "데", "는데", "인데", "은데", "면", "으면", "하면", "하는", "하나요", "해도", "돼", "돼요", "되나요", "되니",
+    "되는", "된", "하니", "합니까", "합니다", "니다", "다", "ㄴ가요", "는지", "인지", "이지요", "잖아", "이잖아",
+    "는거", "는건", "거", "건", "게", "네", "네요", "군요", "구나", "라", "이라", "래", "래요", "대", "대요",
+    "하지", "하죠", "했어", "했어요", "된거", "된거야", "있", "있어", "있어요", "있나요", "있니", "잇", "잇어",
+    "없", "없어", "없어요", "없나요", "었", "었어", "었어요", "었니", "었나요", "셨", "셨어요", "셨나요", "음",
+    # honorific endings ("누구신가요", "상담원이세요")
+    "신가요", "이신가요", "세요", "이세요", "으세요", "시죠", "십니까", "이십니까", "신지", "시나요", "셔요",
+    # the casual 요 -> 여 people type
+    "여", "세여", "나여", "가여", "인가여", "에여", "예여", "해여", "줘여", "주세여", "있어여", "되나여", "하나여",
+)
+FILLERS_KO = ("혹시", "근데", "그런데", "그럼", "그러면", "진짜", "정말", "좀", "다", "또", "그냥", "저기", "저기요",
+              "아", "음", "오", "와", "헐", "그래서", "혹시나", "궁금", "궁금해", "궁금해요", "궁금한데", "한번",
+              "제발", "님", "씨", "요즘", "지금", "나", "내", "저", "제", "우리", "얘", "얘기")
+
+
+# --- greetings --------------------------------------------------------------------------------
+
+# words that make a message a greeting (an anchor is needed: "좋은", "잘", "님" alone greet nobody)
+GREETING_ANCHORS_KO = (
+    "안녕", "안녕하세요", "안뇽", "안냥", "안녀", "안녕하십니까", "하이", "하이루", "헬로", "헬로우", "ㅎㅇ", "반가",
+    "반갑", "방가", "처음", "뵙", "오랜만", "굿모닝", "굿이브닝", "여보세요", "수고하십니다", "아침", "오후", "저녁",
+)
+GREETING_WORDS_KO = GREETING_ANCHORS_KO + (
+    "하세요", "하세여", "하세염", "하십니까", "하신가요", "하셨어요", "워", "워요", "워여", "웡", "워용", "습니다",
+    "습니당", "습니다요", "좋은", "이에요", "입니다", "예요", "이예요", "겠습니다", "뵙겠습니다", "뵙네요", "뵈어요",
+    "만나서", "잘", "부탁", "부탁해", "부탁해요", "부탁드려요", "부탁드립니다", "드립니다", "드려요", "지냈어",
+    "지냈어요", "지내셨어요", "지내셨나요", "계세요", "수고", "많으십니다", "인사", "인사드립니다", "인사드려요",
+    "다들", "여러분", "챗봇", "봇", "님", "아", "야", "요", "여", "네", "오", "헤이", "하이하이", "안녕안녕", "반가워",
+    "반가워요", "반갑습니다", "방가방가", "만나", "서", "뵈", "어요", "해요", "요오",
+)
+GREETING_ANCHORS_EN = ("hello", "hi", "hey", "hiya", "howdy", "yo", "greetings", "morning", "afternoon", "evening",
+                       "meet", "hallo", "helo", "hellooo", "heyy", "hii")
+GREETING_WORDS_EN = GREETING_ANCHORS_EN + (
+    "good", "nice", "to", "see", "you", "pleased", "there", "everyone", "all", "bot", "chatbot", "assistant", "again",
+    "glad", "and", "oh", "ok",
+)
+_GREETING_KO = re.compile(rf"(?:{_alternation(GREETING_WORDS_KO)})+")
+_GREETING_ANCHOR = re.compile(rf"(?:{_alternation(GREETING_ANCHORS_KO)})(?!히)")
+# a greeting prefix of a no-space message must end like a finished greeting ("안녕하세요기숙사..."),
+# so that "하이브리드" or "반가운 소식" is never cut after its first syllables
+_FINISHED = re.compile(r"(?:요|다|까|녕|뇽|냥|워|웡|여|염|용|ㅇ|님|봇|가|세요)$")
+
+
+def _greeting_token(token: str) -> tuple[bool, bool]:
+    """(the token is greeting words only, it holds a greeting anchor)."""
+    if _is_hangul(token):
+        whole = _GREETING_KO.fullmatch(token) is not None
+        return whole, whole and _GREETING_ANCHOR.search(token) is not None
+    return token in GREETING_WORDS_EN, token in GREETING_ANCHORS_EN
+
+
+def is_greeting_only(text: str) -> bool:
+    """Only greeting / social words (with addressees, fillers, emoji): "안녕하세요, 반가워요",
+    "하이하이반가워", "hey there, good evening". A goodbye ("안녕히 계세요") is not a greeting."""
+    tokens = _tokens(text)
+    if not tokens or len(text) > MAX_RULE_CHARS:
+        return False
+    anchored = False
+    for token in tokens:
+        whole, anchor = _greeting_token(token)
+        if not whole:
+            return False
+        anchored |= anchor
+    return anchored
+
+
+def strip_greeting(text: str) -> str | None:
+    """What follows a leading greeting ("안녕하세요, 휴학은 어떻게 해요?" -> "휴학은 어떻게 해요?",
+    no-space "안녕하세요기숙사입사신청언제해요" -> "기숙사입사신청언제해요"); None when the message
+    does not start with a greeting or is nothing but one."""
+    raw = text.strip()
+    # symbols (not letters) to spaces, one for one, so offsets in `flat` are offsets in `raw`
+    flat = "".join(ch if (ch.isalnum() or ch.isspace()) else " " for ch in raw.lower())
+    if len(flat) != len(raw):
+        return None
+    position, anchored = 0, False
+    for match in re.finditer(r"\S+", flat):
+        token = match.group()
+        whole, anchor = _greeting_token(token)
+        if whole:
+            position, anchored = match.end(), anchored or anchor
+            continue
+        if _is_hangul(token):
+            head = _GREETING_KO.match(token)
+            # the longest finished greeting at the token's start, if any
+            while head is not None and not _FINISHED.search(head.group()):
+                head = _GREETING_KO.match(token[: len(head.group()) - 1]) if len(head.group()) > 1 else None
+            if head is not None and _GREETING_ANCHOR.search(head.group()):
+                position, anchored = match.start() + len(head.group()), True
+        break
+    rest = raw[position:].strip(" \t\n,.!~;:·-")
+    if not anchored or not re.search(r"\w", rest) or rest == raw:
+        return None
+    return rest
+
+
+# --- meta-questions ---------------------------------------------------------------------------
+
+# the assistant referred to: pronouns of address and names for a bot
+REFERENCE_KO = ("너", "넌", "너는", "너가", "니가", "네가", "니", "너도", "너한테", "너랑", "너희", "너네", "당신", "당신은",
+                "챗봇", "봇", "로봇", "인공지능", "에이아이", "ai", "gpt", "지피티", "chatbot", "bot", "이거", "이건",
+                "이챗봇", "이봇", "이서비스", "여기")
+# what is asked of it: identity, capability, availability, reliability, privacy, language
+IDENTITY_KO = ("사람", "인간", "로봇", "봇", "챗봇", "인공지능", "에이아이", "ai", "기계", "프로그램", "누구", "정체", "이름",
+               "누가", "만들", "만든", "만들었", "상담원", "직원", "진짜", "실제", "gpt", "지피티", "chatbot", "bot")
+CAPABILITY_KO = ("할", "수", "줄", "뭘", "뭐", "머", "뭔", "무엇", "무슨", "어떤", "어떻게", "어디까지", "알", "아는", "알아",
+                 "도와", "도와줄", "도움", "대답", "답", "답변", "답장", "답해", "답할", "응답", "물어", "물어보", "물어봐",
+                 "물어볼", "질문", "기능", "사용법", "쓰는", "써", "이용", "범위", "가능", "못", "잘", "말", "정보",
+                 "알려", "알려줄", "해줄", "할수", "종류", "분야", "주제", "역할", "용도")
+AVAILABILITY_KO = ("주말", "밤", "새벽", "휴일", "공휴일", "24", "시간", "24시간", "언제든", "언제든지", "언제나", "항상", "늘",
+                   "방학", "아무때나", "쉬는", "날", "쉬어", "쉬니", "꺼져", "켜져", "계속", "매일", "답장")
+RELIABILITY_KO = ("정확", "정확한", "정확해", "믿", "믿어", "믿을", "틀", "틀려", "틀린", "출처", "최신", "확실", "맞", "맞아",
+                  "맞지", "맞는", "아니", "아니지", "아니야")
+PRIVACY_KO = ("기억", "저장", "개인정보", "기록", "대화", "내용", "남아", "보관")
+LANGUAGE_KO = ("영어", "한국어", "중국어", "일본어", "외국어", "언어", "english", "korean")
+_META_WORDS_KO = (REFERENCE_KO + IDENTITY_KO + CAPABILITY_KO + AVAILABILITY_KO + RELIABILITY_KO + PRIVACY_KO
+                  + LANGUAGE_KO + PARTICLES + ENDINGS + FILLERS_KO)
+
+# predicates looked for in the message with its spaces removed
+_REFERENCE = re.compile(r"(?:너(?!무)|넌|니가|네가|당신|챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|이거|이건|여기)")
+_IDENTITY = re.compile(r"(?:chatbot|bot|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티)")
+_CAPABILITY = re.compile(r"(?:할수있|할수잇|할줄|수있|수잇|뭘알|뭐알|아는|알아|도와|도움|대답|답변|답장|답해|답할|답하|응답|물어|"
+                         r"질문|기능|사용법|쓰는법|어떻게써|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
+_AVAILABILITY = re.compile(r"(?:주말|밤|새벽|휴일|24시간|언제든|언제나|항상|방학|아무때나|쉬는날|계속|매일)")
+_RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실)")
+_PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관)")
+_LANGUAGE = re.compile(r"(?:영어|한국어|중국어|일본어|외국어|언어|english|korean)")
+# verbs whose subject can only be the assistant: who answers, who is asked
+_ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅)")
+# "너 뭐야" / "넌 누구니": identity asked with a bare pronoun and a question word
+_WHAT_ARE_YOU = re.compile(r"^(?:너|넌|너는|니|당신|당신은)(?:대체|도대체)?(?:뭐|무엇|뭔데|누구)(?:야|니|냐|이야|이니|이냐|인가요|"
+                           r"입니까|예요|에요|세요|이세요|신가요|지)?$")
+_ASKED_OF_IT = (_IDENTITY, _CAPABILITY, _AVAILABILITY, _RELIABILITY, _PRIVACY, _LANGUAGE)
+
+REFERENCE_EN = {"you", "u", "ya", "your", "yourself", "bot", "chatbot", "assistant", "robot", "ai", "gpt", "this", "it"}
+PREDICATE_EN = {
+    "human", "person", "real", "robot", "bot", "ai", "machine", "computer", "program", "who", "what", "made", "built",
+    "created", "make", "name", "help", "know", "answer", "answers", "reply", "respond", "work", "available",
+    "online", "weekend", "weekends", "night", "nights", "24", "7", "anytime", "always", "holiday", "holidays",
+    "accurate", "trust", "reliable", "remember", "save", "store", "keep", "data", "privacy", "english", "korean",
+    "language", "languages", "speak", "understand", "questions", "things", "topics", "capable", "able", "use",
+    "chatbot", "assistant", "alive", "sentient", "day", "hours", "do", "does",
+}
+FUNCTION_EN = {
+    "are", "is", "am", "r", "a", "an", "the", "can", "could", "will", "would", "did", "me", "i", "my", "with",
+    "on", "in", "at", "or", "and", "to", "of", "for", "all", "also", "really", "actually", "even", "still", "hey",
+    "so", "ok", "please", "be", "there", "any", "anything", "about", "how", "which", "kind", "sort", "much", "many",
+    "ever", "s", "re", "not", "just", "only", "tell", "kinds", "types", "type", "stuff", "should", "may", "by", "too",
+    "well", "that", "sure", "if", "exactly", "every", "during", "over", "through", "real", "hi", "hello",
+    "else", "other", "otherwise", "like", "get", "give", "reply", "from", "things",
+}
+_META_KO = re.compile(rf"(?:{_alternation(_META_WORDS_KO)})+")
+
+# how one uses the assistant: with the words above, everything a question about it is made of
+USAGE_KO = ("메뉴", "가이드", "도움말", "예시", "예", "사용", "방법", "서비스", "설명", "소개", "보여", "보여줘", "처음",
+            "써보", "써봐", "써보는", "시작", "목록", "리스트", "명령어", "제공", "지원", "다뤄", "다루", "안내", "하면",
+            "되", "돼", "봐야", "해야", "하는", "거", "것", "게", "뭐부터", "부터", "까지", "어디", "무엇을", "대해", "관해",
+            "물어봐야", "질문해", "질문할", "받을", "받아", "받", "줄수", "주실", "줄래", "싶", "싶어", "싶어요", "잘하는",
+            "가능한", "걸", "다른", "얼마나", "빨리", "만한", "말해", "말해봐", "일", "수집", "운영", "운영되는", "언제",
+            "언제까지", "인", "하나", "하나요", "제공하나", "지원하나", "이용할", "써야", "쓰면", "쓰는지")
+USAGE_EN = {"help", "menu", "guide", "example", "examples", "use", "usage", "feature", "features", "services",
+            "service", "offer", "show", "cover", "start", "commands", "list", "works", "role", "purpose", "function",
+            "functions", "ask", "question", "questions", "topic", "topics", "answer", "this", "for", "do", "i", "you",
+            "we", "it", "here", "first", "should", "need", "want", "with", "can", "what", "how", "where", "thing",
+            "things", "know", "support", "supports", "kind", "capabilities", "assist", "explain", "introduce",
+            "give", "some", "talking", "talk", "machine", "online", "time", "all", "me", "am"}
+_ASSISTANT_KO = re.compile(rf"(?:{_alternation(_META_WORDS_KO + USAGE_KO + GREETING_WORDS_KO)})+")
+
+
+_ENGLISH_ASSISTANT = REFERENCE_EN | PREDICATE_EN | FUNCTION_EN | USAGE_EN | set(GREETING_WORDS_EN)
+
+
+def only_assistant_words(text: str, known: frozenset[str] = frozenset()) -> bool:
+    """Every word of the message is one people use to greet, to ask about the assistant or how to
+    use it ("메뉴 보여줘", "처음인데 뭐부터 물어봐야 돼", "show me some examples"). A word outside
+    ("휴학", "스튜디오", "deadline") means the message is about something else: the university.
+    `known`: more such words, e.g. the institution's name as its own seeds spell it."""
+    tokens = _tokens(text)
+    return bool(tokens) and all(_assistant_word(t, known) for t in tokens)
+
+
+def _assistant_word(token: str, known: frozenset[str]) -> bool:
+    if token in known or token in _ENGLISH_ASSISTANT:
+        return True
+    if not (_is_hangul(token) or token in _META_WORDS_KO):
+        return False
+    if _ASSISTANT_KO.fullmatch(token):
+        return True
+    # a known word with particles or endings attached ("한빛대학교에", "한빛대학교챗봇은")
+    return any(token.startswith(word) and _ASSISTANT_KO.fullmatch(token[len(word):]) for word in known)
+
+
+def unexplained_words(texts) -> list[str]:
+    """The words of `texts` that only_assistant_words does not know, sorted: recorded with a model
+    trained on an institution's greeting / ability seeds, where they are mostly its names."""
+    words = {t for text in texts for t in _tokens(text)}
+    return sorted(w for w in words if not _assistant_word(w, frozenset()))
+
+
+@lru_cache(maxsize=4096)
+def is_meta_question(text: str) -> bool:
+    """A question about the assistant itself, in any register: "넌 로봇이야?", "주말에도 대답해줘?",
+    "니가 할수 잇는게 머야", "are you a human?", "can you answer in English?". Silent (False) on any
+    message with a word outside the lexicon: "AI 융합전공 신청 방법", "can you tell me the leave of
+    absence deadline" stay with the classifier."""
+    if len(text) > MAX_RULE_CHARS:
+        return False
+    tokens = _tokens(text)
+    if not tokens:
+        return False
+    hangul = [t for t in tokens if _is_hangul(t)]  # Latin words ("AI", "chatbot") go by the English lexicon
+    latin = [t for t in tokens if t not in hangul]
+    if any(not _META_KO.fullmatch(t) for t in hangul):
+        return False
+    if any(t not in REFERENCE_EN | PREDICATE_EN | FUNCTION_EN for t in latin):
+        return False
+    compact = "".join(hangul)
+    if _WHAT_ARE_YOU.match(compact):
+        return True
+    reference = _REFERENCE.search(compact)
+    referred = reference is not None or any(t in REFERENCE_EN for t in latin)
+    if reference is not None:
+        # the word that names the assistant is not also what is asked of it: "저기요 챗봇님"
+        # greets, "챗봇아 뭐 하고 있었어" chats; "너 로봇이야", "AI야 사람이야" ask
+        compact = compact[: reference.start()] + " " + compact[reference.end():]
+    answering = _ANSWERING.search(compact) is not None or any(
+        t in {"answer", "answers", "reply", "respond"} for t in latin)
+    asked = any(p.search(compact) for p in _ASKED_OF_IT) or any(
+        t in PREDICATE_EN - {"do", "does"} for t in latin) or (
+        # "what can you do": a capability asked with English auxiliaries only
+        {"can", "do"} <= set(latin) or {"what", "do"} <= set(latin))
+    english_only = not hangul
+    if english_only:
+        # "you" alone ("how are you", "thank you") is no question about the assistant
+        return referred and asked and any(t in PREDICATE_EN for t in latin) and _asks_something_en(latin)
+    return asked and (referred or answering)
+
+
+def _asks_something_en(tokens: list[str]) -> bool:
+    """An English meta-question asks: it has a question word, an auxiliary first, or "you" followed
+    by a predicate ("you work weekends?")."""
+    return tokens[0] in {"are", "r", "is", "do", "does", "can", "could", "will", "would", "who", "what", "how",
+                         "which", "did"} or "who" in tokens or "what" in tokens

@@ -1,0 +1,46 @@
+"""One message to one intent, offline: the certain rules first (advisor/intents/meta.py), then the
+classifier with its calibrated "not sure" (advisor/intents/not_sure.py). Pure logic, shared by the
+serving router and any evaluation that wants to measure routing as the student meets it."""
+
+from __future__ import annotations
+
+from advisor.intents import INFORMATION_INTENTS
+from advisor.intents.meta import is_greeting_only, is_meta_question, only_assistant_words, strip_greeting
+from advisor.intents.not_sure import decide
+
+
+def certain_intent(message: str) -> tuple[str, str] | None:
+    """(intent, rule) when a rule is certain whatever the backend: a message of greeting words only
+    is a greeting; a question about the assistant itself, alone or behind a greeting, is ability.
+    None otherwise (a greeting followed by a real question is left to the router: a question)."""
+    if is_greeting_only(message):
+        return "greeting", "greeting_only"
+    if is_meta_question(message):
+        return "ability", "meta_question"
+    rest = strip_greeting(message)
+    if rest is not None and is_meta_question(rest):
+        return "ability", "greeting_then_meta_question"
+    return None
+
+
+def classify(message: str, classifier) -> tuple[str, dict]:
+    """The classifier's intent for what follows a leading greeting (the whole message when there
+    is none), a template intent below the classifier's "not sure" threshold sent to answering."""
+    rest = strip_greeting(message)
+    text = rest or message
+    prediction = classifier.predict([text])[0]
+    threshold = classifier.not_sure_threshold
+    intent, confidence, unsure = decide(prediction.scores, threshold)
+    trace = {"router": "classifier", "confidence": round(confidence, 4), "not_sure_threshold": threshold}
+    if rest is not None:
+        trace["after_greeting"] = rest
+    if unsure:
+        trace["unsure_of"] = prediction.intent  # the template it would have been
+    elif intent == "ability" and not only_assistant_words(text, classifier.assistant_words):
+        # "넌 휴학 신청 방법 알아?", "스튜디오 야간 사용 가능해?": words about something other than the
+        # assistant make it a request about that, for answering, however sure the classifier is. Not
+        # the next likeliest template: a request sent to smalltalk loses the question, while chat sent
+        # to answering meets its "not in my material" fallback
+        intent = max(INFORMATION_INTENTS, key=lambda i: prediction.scores.get(i, 0.0))
+        trace["not_about_the_assistant"] = True
+    return intent, trace

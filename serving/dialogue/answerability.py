@@ -1,0 +1,83 @@
+"""Does the evidence address the question? (docs/method.md §A online step 7, §B.2-§B.3)
+
+Tier 2 answers only from evidence that covers what the question is about. The question's key
+words (nouns, names, numbers, roots) are weighted by their IDF over the build's own chunks, so the
+measure is the institution's, not a vocabulary list: a word the corpus never uses ("맛집", "셔틀"
+on a corpus without them) weighs the most, and evidence that lacks it cannot be about the
+question; a word on every page ("학생", "안내") weighs little. The evidence answers when it
+covers at least `MIN_COVERAGE` of the question's key-word weight.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Iterable, Sequence
+
+# Chosen on the development questions of both bundled institutions (tests/test_dialogue_asking.py):
+# in-scope questions cover 0.52-1.0 of their weight in their evidence, out-of-scope ones 0-0.48 (a
+# generic word like "시간" or "위치" found, the topic word not).
+MIN_COVERAGE = 0.5
+# What a question asks with, not about: interrogatives are nouns to Kiwi ("얼마", "언제") and rare in
+# documents, so left in they would weigh most and make every "얼마예요?" look out of scope. A closed
+# class of the language, the same at every institution.
+QUESTION_WORDS = frozenset({
+    "얼마", "얼마나", "무엇", "뭐", "뭣", "무얼", "언제", "어디", "누구", "몇", "어느", "어떤", "무슨", "왜", "어떻게", "어째서",
+    "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many",
+})
+
+
+class TermWeights:
+    """IDF of morphemes over a build's chunks: log((N + 1) / (df + 1)) + 1 (smoothed; a morpheme
+    no chunk holds gets the largest weight)."""
+
+    def __init__(self, token_lists: Iterable[Sequence[str]]):
+        df: Counter[str] = Counter()
+        n = 0
+        for tokens in token_lists:
+            n += 1
+            df.update({t.lower() for t in tokens})
+        self.chunks = n
+        self._df = df
+
+    def idf(self, word: str) -> float:
+        return math.log((self.chunks + 1) / (self._df.get(word.lower(), 0) + 1)) + 1.0
+
+    def seen(self, word: str) -> bool:
+        return self._df.get(word.lower(), 0) > 0
+
+
+def contains(text: str, word: str, message: str = "") -> bool:
+    """A key word is in a text when it occurs in it (Kiwi's forms are substrings of the surface:
+    "수강신청" holds "수강" and "신청"), case-insensitive. A one-character word is too short for
+    that ("실" is inside "사무실" and "실습", which says nothing about "보건실"): it must occur as the
+    compound the message wrote it in ("보건실", "정보관"), or as a word of its own."""
+    word, text = word.lower(), text.lower()
+    if len(word) > 1:
+        return word in text
+    for compound in _compounds(word, message.lower()):
+        if compound in text:
+            return True
+    return re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", text) is not None
+
+
+def _compounds(word: str, message: str) -> list[str]:
+    """The message's words that end in `word` once what follows it is cut ("정보관이" -> "정보관")."""
+    out = []
+    for run in re.findall(r"\w+", message):
+        at = run.find(word)
+        if at > 0:
+            out.append(run[:at + 1])
+    return out
+
+
+def coverage(key_words: Sequence[str], texts: Sequence[str], weights: TermWeights, message: str = "") -> float:
+    """The IDF-weighted share of the distinct `key_words` (of `message`) found in any of `texts`
+    (0..1; 1.0 for a question without key words, which this measure cannot judge)."""
+    words = list(dict.fromkeys(w.lower() for w in key_words if w.strip()))
+    if not words:
+        return 1.0
+    total = sum(weights.idf(w) for w in words)
+    found = sum(weights.idf(w) for w in words if any(contains(t, w, message) for t in texts))
+    return found / total
