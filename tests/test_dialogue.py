@@ -360,8 +360,8 @@ def test_with_an_llm_every_step_uses_it_and_failures_fall_back_honestly(demo_war
         if name == "time_sensitivity":
             return reply({"time_sensitive": False})
         if name == "grounded_answer":
-            if "FAIL" in last:
-                return error(500)
+            if "전공필수 과목" in last:  # the second question's answer keeps failing (the words are the
+                return error(500)  # corpus's own: a marker it never uses would fail the answerability check)
             return reply({"answer": "전공 학점 기준은 자료 [1]에 있습니다.", "citations": [1]})
         return error(418)
 
@@ -388,7 +388,7 @@ def test_with_an_llm_every_step_uses_it_and_failures_fall_back_honestly(demo_war
 
             failing = llm_advisor.new_session({"department": "CS", "admission_year": 2021, "major_type": "double",
                                                "grade": 3, "student_status": "enrolled"})
-            fallback = llm_advisor.respond(failing, message="FAIL 전공필수 과목 알려주세요")
+            fallback = llm_advisor.respond(failing, message="전공필수 과목 알려주세요")
             assert fallback.type == "answer" and fallback.tier == "documents"
             assert fallback.answer_method == "extractive" and fallback.citations
             assert fallback.trace["answer_note"].startswith("llm_failed")

@@ -348,8 +348,9 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
     if fit and store.lexicon is not None:
         fitted, info = fit_scorer(store, build.embedder, key_words, tokenize,
                                   [(q.text, q.gold if q.kind == "faq" else None, q.profile) for q in splits[FIT]])
-        store = store.with_scorer(fitted)
-        scorer = {**fitted.as_dict(), "fit": info}
+        if fitted is not None:
+            store = store.with_scorer(fitted)
+            scorer = {**fitted.as_dict(), "fit": info}
     queries = splits[CALIBRATE]
     if not queries:
         raise ValueError("no calibration queries: the build has no FAQ entries and no documents")

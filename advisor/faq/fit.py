@@ -157,9 +157,14 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = NEWT
 
 
 def fit_scorer(store: FAQStore, embedder, key_words: Tokenize, content: Tokenize,
-               queries: Sequence[tuple[str, str | None, Mapping]]) -> tuple[Scorer, dict]:
-    """The scorer fitted on `queries` (see training_pairs), and a summary of what it saw."""
+               queries: Sequence[tuple[str, str | None, Mapping]]) -> tuple[Scorer | None, dict]:
+    """The scorer fitted on `queries` (see training_pairs), and a summary of what it saw; None for
+    the scorer when the pairs are all of one kind (an FAQ of one or two entries has no wrong match
+    to learn from): the store then keeps the plain rule, cosine plus key-word agreement."""
     x, y = training_pairs(store, embedder, key_words, content, queries)
+    if len(y) == 0 or y.min() == y.max():
+        return None, {"pairs": int(len(y)), "positive_pairs": int(y.sum()), "queries": len(queries),
+                      "skipped": "the pairs are all matching or all not: too few FAQ entries to fit a score"}
     scorer = fit_logistic(x, y)
     return scorer, {"pairs": int(len(y)), "positive_pairs": int(y.sum()), "queries": len(queries),
                     "features": list(FEATURES), "l2": L2}
