@@ -151,7 +151,7 @@ def run_urag(advisor, augmented, query: str, hidden: Mapping[str, Any], oracle: 
     which belongs to another embedder's cosine scale), else the fallback (offline: the honest
     no-answer)."""
     started = time.perf_counter()
-    intent, _ = advisor.router.route(query)
+    intent, _ = advisor.route(query)
     if intent in TEMPLATE_INTENTS:
         text = templates.text(intent, advisor.language, institution=advisor.config.institution)
         return SystemAnswer(text, [], "template", "template", [], seconds=time.perf_counter() - started,

@@ -283,7 +283,7 @@ def test_choose_prefers_the_higher_threshold_on_ties():
     with pytest.raises(ValueError):
         choose([])
     grid = threshold_grid()
-    assert grid[0] == 0.5 and grid[-1] == 0.99 and PAPER_THRESHOLD in grid and len(grid) == 50
+    assert grid[0] == 0.5 and grid[-1] == 0.995 and PAPER_THRESHOLD in grid and len(grid) == 100
 
 
 def test_evaluate_rejects_mismatched_results():

@@ -392,3 +392,43 @@ def test_router_trained_on_a_small_unrelated_institution_transfers(tmp_path):
     assert router.route("웨스트브룩 간호대학 챗봇은 뭘 할 수 있어?")[0] == "ability"
     accuracy, recall, wrong = _measure(lambda m: router.route(m)[0], ALL_DEV)
     assert accuracy >= ROUTER_ACCURACY_FLOOR - 0.05, (accuracy, wrong)
+
+
+class _Predicting:
+    """A classifier that predicts one intent with certainty, whatever the text (what classify() is
+    given to decide on)."""
+
+    not_sure_threshold, assistant_words = 0.0, frozenset()
+
+    def __init__(self, intent: str):
+        self.intent, self.seen = intent, []
+
+    def predict(self, texts):
+        from advisor.intents.classifier import Prediction
+
+        self.seen += list(texts)
+        scores = {i: (0.96 if i == self.intent else 0.01) for i in ("greeting", "ability", "smalltalk", "faq", "retrieval")}
+        return [Prediction(self.intent, scores[self.intent], scores) for _ in texts]
+
+
+def test_a_greeting_followed_by_chat_is_a_greeting_and_by_a_request_a_question():
+    from advisor.intents.route import classify
+
+    chat = _Predicting("smalltalk")
+    assert classify("안녕하세요 오늘 처음 들어와 봤어요", chat)[0] == "greeting"
+    assert chat.seen == ["오늘 처음 들어와 봤어요"]  # the rest after the greeting is what was classified
+    assert classify("오늘 처음 들어와 봤어요", chat)[0] == "smalltalk"  # no greeting: chat stays chat
+    assert coarse(classify("안녕하세요 장학금 신청은 언제 하나요?", _Predicting("faq"))[0]) == "information"
+
+
+def test_an_ability_prediction_goes_to_answering_only_when_it_names_the_institutions_topic():
+    from advisor.intents.route import classify
+
+    sure = _Predicting("ability")
+    topics = {"휴학", "신청"}
+    names_a_topic = lambda text: any(word in text for word in topics)  # noqa: E731 - the build's vocabulary
+    assert classify("챗봇이 틀릴 수도 있나요?", sure, names_a_topic)[0] == "ability"  # no topic word: about the assistant
+    intent, trace = classify("넌 휴학 신청 방법 알아?", sure, names_a_topic)
+    assert coarse(intent) == "information" and trace["not_about_the_assistant"]
+    # without the build's vocabulary, any word outside the assistant lexicon counts (the library's default)
+    assert coarse(classify("챗봇이 틀릴 수도 있나요?", sure)[0]) == "information"

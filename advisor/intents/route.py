@@ -23,9 +23,11 @@ def certain_intent(message: str) -> tuple[str, str] | None:
     return None
 
 
-def classify(message: str, classifier) -> tuple[str, dict]:
+def classify(message: str, classifier, names_a_topic=None) -> tuple[str, dict]:
     """The classifier's intent for what follows a leading greeting (the whole message when there
-    is none), a template intent below the classifier's "not sure" threshold sent to answering."""
+    is none), a template intent below the classifier's "not sure" threshold sent to answering.
+    `names_a_topic(text)`: does the text name something the institution's material is about (the
+    serving engine asks its build); None: any word outside the assistant lexicon counts as one."""
     rest = strip_greeting(message)
     text = rest or message
     prediction = classifier.predict([text])[0]
@@ -34,13 +36,19 @@ def classify(message: str, classifier) -> tuple[str, dict]:
     trace = {"router": "classifier", "confidence": round(confidence, 4), "not_sure_threshold": threshold}
     if rest is not None:
         trace["after_greeting"] = rest
+        if intent in ("greeting", "smalltalk") and not unsure:
+            # a greeting followed by chat ("안녕하세요 처음 써봐요") is a greeting: only a request after
+            # it makes the message a question
+            return "greeting", trace
     if unsure:
         trace["unsure_of"] = prediction.intent  # the template it would have been
-    elif intent == "ability" and not only_assistant_words(text, classifier.assistant_words):
-        # "넌 휴학 신청 방법 알아?", "스튜디오 야간 사용 가능해?": words about something other than the
-        # assistant make it a request about that, for answering, however sure the classifier is. Not
-        # the next likeliest template: a request sent to smalltalk loses the question, while chat sent
-        # to answering meets its "not in my material" fallback
+    elif intent == "ability" and not only_assistant_words(text, classifier.assistant_words) and (
+            names_a_topic is None or names_a_topic(text)):
+        # "넌 휴학 신청 방법 알아?", "스튜디오 야간 사용 가능해?": words about something the university's
+        # material covers make it a request about that, for answering, however sure the classifier is.
+        # A word merely missing from the lexicon ("챗봇이 틀릴 수도 있나요?") does not. Not the next
+        # likeliest template: a request sent to smalltalk loses the question, while chat sent to
+        # answering meets its "not in my material" fallback
         intent = max(INFORMATION_INTENTS, key=lambda i: prediction.scores.get(i, 0.0))
         trace["not_about_the_assistant"] = True
     return intent, trace

@@ -242,7 +242,7 @@ class Advisor:
 
     def _on_message(self, session: Session, message: str, today: date) -> Reply:
         session.pending = None
-        intent, routing = self.router.route(message)
+        intent, routing = self.route(message)
         if intent in TEMPLATE_INTENTS:
             return Reply("answer", answer=templates.text(intent, self.language, institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
@@ -450,6 +450,16 @@ class Advisor:
         sections, or any one passage)?"""
         return (self.qualifies(message, select_evidence(chunks))
                 or any(self.qualifies(message, [chunk]) for chunk in chunks))
+
+    def route(self, message: str) -> tuple[str, dict]:
+        """The message's intent as the dialogue routes it (the router, told what this build's
+        documents are about), and how it was decided."""
+        return self.router.route(message, self._names_a_topic)
+
+    def _names_a_topic(self, text: str) -> bool:
+        """Does the text name something this build's documents are about: a key word (not an
+        interrogative) that some chunk uses? ("휴학" yes; "챗봇", "로봇" in "넌 로봇이야" no.)"""
+        return any(self.term_weights.seen(word) for word in self._key_words(text) if len(word) > 1)
 
     def _key_words(self, message: str) -> tuple[str, ...]:
         """What the question is about, as the answerability check weighs it: its key words without

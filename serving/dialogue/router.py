@@ -31,8 +31,9 @@ class IntentRouter:
             llm_router = LLMIntentRouter(llm_client)
         return cls(classifier, llm_router)
 
-    def route(self, message: str) -> tuple[str, dict]:
-        """(intent, how it was decided) for one message."""
+    def route(self, message: str, names_a_topic=None) -> tuple[str, dict]:
+        """(intent, how it was decided) for one message. `names_a_topic(text)`: whether the text names
+        something the institution's material is about (advisor.intents.route.classify)."""
         certain = certain_intent(message)
         if certain is not None:  # no LLM call: the rule decides the same with or without one
             return certain[0], {"router": "rule", "rule": certain[1]}
@@ -41,6 +42,6 @@ class IntentRouter:
             if decided is not None:
                 return decided, {"router": "llm"}
         if self.classifier is not None:
-            intent, trace = classify(message, self.classifier)
+            intent, trace = classify(message, self.classifier, names_a_topic)
             return intent, {**trace, "llm_failed": self.llm_router is not None}
         return FALLBACK_INTENT, {"router": "none"}

@@ -254,8 +254,8 @@
   // opens the saved copy, with a note. Anything that stops the check (network error, timeout, the
   // page's connect-src policy, the browser's guard against public pages reaching private or
   // loopback addresses) counts as unreachable: the saved copy always opens, and it links to the
-  // original. The check needs the page's connect-src to admit the sources' sites (the API's
-  // Content-Security-Policy); under connect-src 'self' alone every original opens its saved copy.
+  // original. The page's connect-src names exactly the sites the served build's documents come
+  // from (serving/api/guards.py), so the check may reach those and nothing else.
 
   const reachability = new Map(); // origin -> {at, result: Promise<"reachable"|"unreachable"|"unknown">}
 
