@@ -181,9 +181,11 @@ class _MemoPerMessage:
         self._read, self._copy = getattr(inner, method), copy_of
         setattr(self, method, self._cached)
 
-    def _cached(self, message: str):
+    def _cached(self, message: str, *rest):
+        # keyed by the message alone: what else the engine passes is fixed for its build (the
+        # router's topic predicate), and this memo belongs to one engine
         if message not in self._cache:
-            self._cache[message] = self._read(message)
+            self._cache[message] = self._read(message, *rest)
         return self._copy(self._cache[message])
 
     def __getattr__(self, name):
