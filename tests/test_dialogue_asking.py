@@ -309,3 +309,13 @@ def test_dev_questions_on_the_bundled_institutions(institution):
     print(f"{institution}: in-scope answered {answered:.2f}, out-of-scope refused {refused:.2f}, "
           f"independent asked {asked:.2f}, out-of-scope asked {asked_out:.2f}")
     assert answered >= 0.85 and refused >= 0.9 and asked <= 0.25 and asked_out <= 0.1
+
+
+def test_an_unseen_filler_does_not_outweigh_the_topic_words_but_an_unseen_topic_does():
+    weights = TermWeights([["졸업", "요건"], ["교양", "학점"], ["위치", "사무실"], ["졸업", "학점"]])
+    evidence = ["졸업요건: 교양 30학점", "학과 사무실 위치: 본관 2층"]
+    # "준비" is in no chunk: a filler of the student's, not what the question is about
+    assert coverage(["졸업", "요건", "준비", "교양"], evidence, weights) >= 0.5
+    # "보건실" is in no chunk and is the topic: the known "위치" alone does not answer it
+    assert coverage(["보건실", "위치"], evidence, weights) < 0.5
+    assert coverage(["맛집", "근처"], evidence, weights) == 0.0

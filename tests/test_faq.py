@@ -19,8 +19,8 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.llm.client import LLMClient
 from advisor.faq.enrichment import (PAIRS_SCHEMA_NAME, PAIRS_TASK, PARAPHRASE_SCHEMA_NAME, PARAPHRASE_TASK,
                                         FAQEnricher, SourceChunk, source_chunks)
-from advisor.faq.calibrate import (MIN_PRECISION, PAPER_THRESHOLD, CalibrationQuery, SweepPoint, calibrate, choose, evaluate,
-                                   student_for, sweep, threshold_grid)
+from advisor.faq.calibrate import (MIN_PRECISION, PAPER_THRESHOLD, CalibrationQuery, SweepPoint, calibrate, choose,
+                                   choose_precise, evaluate, student_for, sweep, threshold_grid)
 from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import (FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
                                write_faq_store)
@@ -284,6 +284,18 @@ def test_choose_prefers_the_higher_threshold_on_ties():
         choose([])
     grid = threshold_grid()
     assert grid[0] == 0.5 and grid[-1] == 0.995 and PAPER_THRESHOLD in grid and len(grid) == 100
+
+
+def test_the_precise_threshold_may_not_cost_the_system_its_documents():
+    # SweepPoint(threshold, mrr, faq_share, faq_precision, queries)
+    points = [SweepPoint(0.3, 0.80, 0.6, 0.91, 10), SweepPoint(0.5, 0.86, 0.5, 0.93, 10),
+              SweepPoint(0.7, 0.87, 0.4, 0.96, 10), SweepPoint(0.9, 0.87, 0.2, 0.99, 10)]
+    # 0.3 is precise enough, but its verbatim answers cost 0.07 of MRR: 0.5 is the lowest within 0.01
+    assert choose_precise(points) == 0.5
+    assert choose_precise(points, mrr_tolerance=0.1) == 0.3
+    assert choose_precise(points, min_precision=0.99) == 0.9
+    imprecise = [SweepPoint(0.5, 0.7, 0.5, 0.6, 10), SweepPoint(0.9, 0.8, 0.2, 0.7, 10)]
+    assert choose_precise(imprecise) == choose(imprecise) == 0.9  # none precise enough: the best MRR
 
 
 def test_evaluate_rejects_mismatched_results():

@@ -50,6 +50,7 @@ OFFTOPIC = "offtopic"
 # transferable rule; the two-tier MRR barely rewards a verbatim answer (the document tier usually
 # finds the FAQ page too) and so pushed the threshold to the top of the grid.
 MIN_PRECISION = 0.90
+MRR_TOLERANCE = 0.01  # what the two-tier MRR may lose to more verbatim answers
 FIT, CALIBRATE = 0, 1  # the two splits: position parity of a paraphrase, half of documents / off-topic
 
 Tokenize = Callable[[list[str]], list[list[str]]]
@@ -176,11 +177,19 @@ def choose(points: Sequence[SweepPoint]) -> float:
     return max(p.threshold for p in points if p.mrr >= best - TIE_TOLERANCE)
 
 
-def choose_precise(points: Sequence[SweepPoint], min_precision: float = MIN_PRECISION) -> float:
+def choose_precise(points: Sequence[SweepPoint], min_precision: float = MIN_PRECISION,
+                   mrr_tolerance: float = MRR_TOLERANCE) -> float:
     """The LOWEST threshold whose verbatim answers are at least `min_precision` right on the held-out
-    queries (FAQ paraphrases, document and off-topic questions): as many verbatim answers as the
-    precision allows. No threshold reaches it: the maximum-MRR one (`choose`)."""
-    precise = [p.threshold for p in points if p.faq_precision is not None and p.faq_precision >= min_precision]
+    queries (FAQ paraphrases, document and off-topic questions) AND whose two-tier MRR is within
+    `mrr_tolerance` of the best threshold's: as many verbatim answers as the precision allows, as
+    long as answering them does not cost the system the right documents (an FAQ entry that
+    intercepts a question the documents answer better for this student). None qualifies: the
+    maximum-MRR one (`choose`)."""
+    if not points:
+        raise ValueError("no sweep points to choose from")
+    best = max(p.mrr for p in points)
+    precise = [p.threshold for p in points if p.faq_precision is not None and p.faq_precision >= min_precision
+               and p.mrr >= best - mrr_tolerance]
     return min(precise) if precise else choose(points)
 
 
@@ -358,7 +367,7 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
     grid = list(thresholds) if thresholds is not None else grid_for([o.faq_score for o in outcomes])
     points = [point_at(outcomes, t) for t in grid]
     count = lambda kind: sum(q.kind == kind for q in queries)  # noqa: E731
-    split = {"objective": f"lowest threshold with FAQ precision >= {MIN_PRECISION}" if scorer is not None
+    split = {"objective": f"lowest threshold with FAQ precision >= {MIN_PRECISION} and two-tier MRR within {MRR_TOLERANCE} of the best" if scorer is not None
              else "maximum two-tier MRR", "fitted_on": "fit" if scorer is not None else None, "calibrated_on": "calibrate",
              "rule": "paraphrases at even positions fit the scorer, odd positions choose the threshold; "
                      "documents and off-topic topics split in halves",

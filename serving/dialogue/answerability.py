@@ -72,12 +72,24 @@ def _compounds(word: str, message: str) -> list[str]:
     return out
 
 
+# A word the corpus never uses weighs this much more than the rarest word of the question the corpus
+# does use. Not the corpus-wide maximum: an unseen filler ("준비 중인데", "부탁드립니다") would then
+# outweigh every topic word the question shares with the documents; yet more than any known word, so
+# a question with one known word and one unknown topic ("보건실 위치") is not covered by the known one.
+UNSEEN_FACTOR = 1.5
+
+
 def coverage(key_words: Sequence[str], texts: Sequence[str], weights: TermWeights, message: str = "") -> float:
     """The IDF-weighted share of the distinct `key_words` (of `message`) found in any of `texts`
-    (0..1; 1.0 for a question without key words, which this measure cannot judge)."""
+    (0..1; 1.0 for a question without key words, which this measure cannot judge). A word the
+    corpus never uses weighs UNSEEN_FACTOR times the question's rarest known word (the corpus
+    maximum when it knows none)."""
     words = list(dict.fromkeys(w.lower() for w in key_words if w.strip()))
     if not words:
         return 1.0
-    total = sum(weights.idf(w) for w in words)
-    found = sum(weights.idf(w) for w in words if any(contains(t, w, message) for t in texts))
+    known = [weights.idf(w) for w in words if weights.seen(w)]
+    unseen = UNSEEN_FACTOR * max(known) if known else None
+    weight = {w: (weights.idf(w) if weights.seen(w) or unseen is None else unseen) for w in words}
+    total = sum(weight.values())
+    found = sum(weight[w] for w in words if any(contains(t, w, message) for t in texts))
     return found / total
