@@ -319,3 +319,40 @@ def test_an_unseen_filler_does_not_outweigh_the_topic_words_but_an_unseen_topic_
     # "보건실" is in no chunk and is the topic: the known "위치" alone does not answer it
     assert coverage(["보건실", "위치"], evidence, weights) < 0.5
     assert coverage(["맛집", "근처"], evidence, weights) == 0.0
+
+
+class _OneEntryStore:
+    """An FAQ store whose one entry matches every question closely."""
+
+    def __init__(self, entry):
+        self.entry = entry
+
+    def __len__(self):
+        return 1
+
+    def search(self, vector, known, k=20, hard=True, query_tokens=None):
+        from advisor.faq.store import FAQMatch
+
+        return [FAQMatch(self.entry, 0.99, 1)]
+
+
+class _ZeroEmbedder:
+    def embed(self, texts, tokens):
+        return [[0.0, 0.0, 0.0] for _ in texts]
+
+
+def test_a_general_faq_entry_does_not_answer_where_the_answers_differ_by_who_asks(advisor):
+    from advisor.faq.store import FAQEntry
+
+    entry = FAQEntry("/faq#1", "졸업 학점이 궁금해요", "학번마다 다르니 학과 홈페이지를 확인하세요.", "/faq#1", ("f1",),
+                     dict.fromkeys(CONFIG.profile), "seed")
+    engine = Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=advisor.retriever,
+                     embedder=_ZeroEmbedder(), faq_store=_OneEntryStore(entry), thresholds={"faq_threshold": 0.5})
+    session = engine.new_session()
+    reply = engine.respond(session, message=CREDITS)  # the cohorts' pages state 60 and 66
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
+    reply = engine.respond(session, profile={"cohort": 2024})
+    assert reply.tier == "documents" and "66학점" in reply.answer  # the page written for this student
+    # the same entry for a question whose answer is the same for everyone: URAG's FAQ first
+    reply = engine.respond(engine.new_session(), message="계절학기는 최대 몇 학점까지 들을 수 있어요?")
+    assert reply.tier == "faq" and reply.answer == entry.answer

@@ -26,6 +26,12 @@ QUESTION_WORDS = frozenset({
     "얼마", "얼마나", "무엇", "뭐", "뭣", "무얼", "언제", "어디", "누구", "몇", "어느", "어떤", "무슨", "왜", "어떻게", "어째서",
     "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many",
 })
+# The nouns of a request's frame, not of its topic ("…관련하여 안내 부탁드립니다", "…준비 중인데 문의
+# 드려요"): Kiwi reads them as nouns and documents rarely use them, so left in they would weigh like
+# a topic nobody covers. Also a closed class of the language; topical nouns such as 기준, 방법, 기간
+# stay ("졸업 기준" is a topic).
+REQUEST_WORDS = frozenset({"관련", "안내", "부탁", "문의", "질문", "궁금", "설명", "경우", "준비", "말씀", "요청", "답변"})
+NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS
 
 
 class TermWeights:

@@ -43,7 +43,7 @@ from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
 from serving.answer.language import own_language_first
 from serving.dialogue import profiling, templates, variants
-from serving.dialogue.answerability import MIN_COVERAGE, QUESTION_WORDS, TermWeights, coverage
+from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, coverage
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
@@ -271,8 +271,10 @@ class Advisor:
             # language, answered in the student's (the answerer gets the message as asked)
             pending.search_text = pending.trace["search_text"] = translated
         qualifying = self._faq_matches(pending, session)
-        if qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying):
-            # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask
+        # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
+        # the documents show that the answer differs by who asks: below)
+        faq_first = qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying)
+        if faq_first and initialized is not None:
             return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
         if not self._key_words(pending.query):
             # nothing the question is about (a greeting, thanks, a frame alone): no profile question
@@ -299,6 +301,9 @@ class Advisor:
             differing = [name for name in limited if variants.differ(found.get(name, []))]
             pending.trace["limited_attributes"], pending.trace["differing_attributes"] = limited, differing
             pending.relevant |= set(differing)
+            pending.differing = frozenset(differing)
+            if faq_first and not self._too_general(qualifying[0].entry, pending):
+                return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
             if self.settings.evidence_follow_up:
                 # what the best passages for anyone depend on, where the session already knows it
                 # (an earlier answer, or every value up front): written now, as the evidence
@@ -464,10 +469,11 @@ class Advisor:
     def _key_words(self, message: str) -> tuple[str, ...]:
         """What the question is about, as the answerability check weighs it: its key words without
         numbers (a year or an amount the student states is who they are or what they believe,
-        "34학점인 걸로 아는데 맞죠?", not the topic), interrogatives ("얼마", "언제": what it asks with)
+        "34학점인 걸로 아는데 맞죠?", not the topic), interrogatives ("얼마", "언제": what it asks with),
+        the nouns of a request's frame ("관련하여 안내 부탁드립니다")
         and one-letter forms the build never uses (Kiwi's remnants of endings: "걸", "아")."""
         return tuple(word for word in self._message_terms(message)[1]
-                     if not word.isdigit() and word.lower() not in QUESTION_WORDS
+                     if not word.isdigit() and word.lower() not in NOT_TOPICS
                      and (len(word) > 1 or self.term_weights.seen(word)))
 
     def _audience_spans(self, text: str) -> list[tuple[int, int]]:
@@ -532,14 +538,22 @@ class Advisor:
 
     def _faq_matches(self, pending: Pending, session: Session) -> list:
         """FAQ entries close enough to answer verbatim (URAG tier 1): cosine at or above the
-        build's calibrated threshold, key words shared, not conflicting with the profile."""
+        build's calibrated threshold, key words shared, not conflicting with the profile, and not
+        a general entry for a question whose documents answer differently for different students."""
         threshold = self.thresholds.get("faq_threshold")
         if self.faq_store is None or threshold is None:
             return []
         matches = self.faq_search(pending.query, session.known, hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
-        return [m for m in matches if m.score >= threshold]
+        return [m for m in matches if m.score >= threshold and not self._too_general(m.entry, pending)]
+
+    @staticmethod
+    def _too_general(entry, pending: Pending) -> bool:
+        """An entry written for everyone on every attribute the candidate answers differ by ("졸업
+        학점은 학과마다 다릅니다" for a question whose departments' pages state 130 and 136): the
+        page written for this student answers better; the proFILL tier is asked instead."""
+        return bool(pending.differing) and all(entry.applies_to.get(name) is None for name in pending.differing)
 
     def _faq_reply(self, match, session: Session, pending: Pending) -> Reply:
         entry = match.entry

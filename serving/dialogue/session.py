@@ -23,6 +23,9 @@ class Pending:
     # what is searched: the message without the words that state the student's own profile
     # (those are in the profile now); the message itself when it states nothing
     search_text: str = ""
+    # the attributes the candidate answers differ by (serving/dialogue/variants.py): a general FAQ
+    # entry does not answer such a question for everyone
+    differing: frozenset[str] = frozenset()
 
     @property
     def query(self) -> str:
