@@ -300,7 +300,9 @@ class Advisor:
                                                       self._facts_reader(pending.query))
             differing = [name for name in limited if variants.differ(found.get(name, []))]
             pending.trace["limited_attributes"], pending.trace["differing_attributes"] = limited, differing
-            pending.relevant |= set(differing)
+            # asked: only what the answers differ by; written into the prefix: also what the candidates
+            # are limited on and the session already knows (it costs the student nothing)
+            pending.relevant |= set(differing) | {name for name in limited if name in session.known}
             pending.differing = frozenset(differing)
             if faq_first and not self._too_general(qualifying[0].entry, pending):
                 return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
