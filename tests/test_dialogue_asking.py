@@ -182,7 +182,7 @@ def test_one_character_words_match_as_the_compound_the_message_wrote():
 # ----------------------------------------------------------------------------- the rules, by hand
 
 def _variant(key, facts, addressed=True):
-    return variants.Variant(key=key, facts=frozenset(facts), addressed=addressed, doc_urls=("u",), weight=1.0)
+    return variants.Variant(key=key, facts=frozenset(facts), addressed=addressed)
 
 
 def test_variants_differ_only_by_different_key_facts_of_passages_that_answer():

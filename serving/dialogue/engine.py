@@ -36,6 +36,7 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from advisor.config import InstitutionConfig
+from advisor.index import fields
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
 from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
@@ -152,7 +153,7 @@ class Advisor:
             zip(c.chunks["doc_url"].to_list(), c.applies_to) for c in build.collections.values())
         # the names of the profile's values ("컴퓨터학과", "복수전공"): they say whom a passage is for,
         # not what it states (serving/dialogue/variants.py)
-        self.audience_words = tuple({word for attribute in self.schema.values() if profiling.fields.is_categorical(attribute)
+        self.audience_words = tuple({word for attribute in self.schema.values() if fields.is_categorical(attribute)
                                      for value, aliases in attribute.values.items()
                                      for word in (value, *aliases, attribute.label(value)) if len(word) >= 2})
         self.values_with_documents = profiling.values_with_documents(
@@ -296,8 +297,8 @@ class Advisor:
                                                     self.settings.need_share)
             # ... and only where the candidate answers differ by it: near-duplicates for different
             # students that state the same key facts do not make the answer depend on whom it is for
-            found, _ = variants.variants_by_attribute(candidates.chunks, self.doc_limits, self.schema,
-                                                      self._facts_reader(pending.query))
+            found = variants.variants_by_attribute(candidates.chunks, self.doc_limits, self.schema,
+                                                   self._facts_reader(pending.query))
             differing = [name for name in limited if variants.differ(found.get(name, []))]
             pending.trace["limited_attributes"], pending.trace["differing_attributes"] = limited, differing
             # asked: only what the answers differ by; written into the prefix: also what the candidates
@@ -325,23 +326,16 @@ class Advisor:
             pending.questions_so_far += len(attributes)
             pending.trace["questions"].extend({"attribute": a, "reason": reason} for a in attributes)
         session.pending = pending
-        questions = [profiling.question_for(a, self.schema, reason, self._offered(pending, a, reason))
+        questions = [profiling.question_for(a, self.schema, reason, self.values_with_documents.get(a))
                      for a in attributes]
         return Reply("ask", questions=questions, intent=pending.intent, trace=_trace(pending))
-
-    def _offered(self, pending: Pending, name: str, reason: str) -> list | None:
-        """The values worth a button: those some document of the build is written for (None: every
-        value). Read from the whole build, not from what one retrieval returned: a top-k cut would
-        hide the button of a student whose page ranked just below it (measured: 2015 students lost
-        theirs and got no answer), while a value no document covers is never worth a button."""
-        return self.values_with_documents.get(name)
 
     def _chunk_variants(self, chunks, name: str, facts_of) -> list:
         """The variants of `name` among retrieved chunks, each chunk its own group member (within a
         document, sections differ by major type or grade: the evidence's level)."""
         per_chunk = [replace(c, doc_url=c.chunk_id) for c in chunks if c.applies_to.get(name) is not None]
         limits = {c.doc_url: {name: frozenset({tuple(c.applies_to[name])})} for c in per_chunk}
-        found, _ = variants.variants_by_attribute(per_chunk, limits, {name: self.schema[name]}, facts_of)
+        found = variants.variants_by_attribute(per_chunk, limits, {name: self.schema[name]}, facts_of)
         return found.get(name, [])
 
     def _answer(self, session: Session, pending: Pending, today: date) -> Reply:
@@ -500,8 +494,8 @@ class Advisor:
         deep = self.retrieve(pending.query, session.known, soft=pending.relevant, hard=False,
                              k=max(self.settings.coverage_depth, self.settings.k or self.params.k), today=today,
                              time_sensitive=pending.trace.get("time_sensitive_llm"))
-        found, _ = variants.variants_by_attribute(deep.chunks, self.doc_limits, self.schema,
-                                                  self._facts_reader(pending.query))
+        found = variants.variants_by_attribute(deep.chunks, self.doc_limits, self.schema,
+                                               self._facts_reader(pending.query))
         missing = {}
         for name in names:
             answering = [v for v in found.get(name, []) if v.addressed]
@@ -512,12 +506,12 @@ class Advisor:
 
     def _value_text(self, name: str, value) -> str:
         attribute = self.schema[name]
-        return attribute.label(value) if profiling.fields.is_categorical(attribute) else attribute.value_text(value)
+        return attribute.label(value) if fields.is_categorical(attribute) else attribute.value_text(value)
 
     def _covered_text(self, name: str, found) -> str:
         attribute = self.schema[name]
         values = variants.covered_values(found, attribute)
-        if profiling.fields.is_categorical(attribute):
+        if fields.is_categorical(attribute):
             return ", ".join(attribute.label(v) for v in values)
         runs, start = [], None
         for i, number in enumerate(values):  # consecutive numbers as one range: "2019–2026학번"
@@ -562,7 +556,7 @@ class Advisor:
         citation = Citation(url=entry.source_url, title=entry.title or entry.question, snippet=entry.question,
                             chunk_id=entry.chunk_ids[0] if entry.chunk_ids else "")
         return Reply("answer", answer=entry.answer, tier="faq", answer_method="faq_verbatim", citations=[citation],
-                     disclaimer=self._declined_note([entry.applies_to], session),
+                     disclaimer=self._declined_note(self._declined([entry.applies_to], session)),
                      trace={"faq_entry": entry.entry_id, "faq_score": float(match.score)})
 
     def _documents_reply(self, evidence, session: Session, pending: Pending) -> Reply:
@@ -579,18 +573,17 @@ class Advisor:
         citations = [Citation(url=evidence[i].doc_url, title=evidence[i].title,
                               snippet=composed.snippets.get(i) or _first_line(evidence[i].text),
                               chunk_id=evidence[i].chunk_id) for i in cited]
-        declined = [n for n in self.schema if n in session.declined
-                    and any(evidence[i].applies_to.get(n) is not None for i in cited)]
+        cited_applies_to = [evidence[i].applies_to for i in cited]
+        declined = self._declined(cited_applies_to, session)
         text = composed.text
         if declined:
             # the student does not know the value the sources differ by: each part says whom it is for
-            text = label_variants(text, [evidence[i].applies_to for i in cited], declined, self.schema, self.language)
+            text = label_variants(text, cited_applies_to, declined, self.schema, self.language)
         notes = [templates.text("documents_note", self.language)]
         if composed.language_note:  # an answer quoted or translated from material in another language
             notes.append(composed.language_note)
-        declined = self._declined_note([evidence[i].applies_to for i in cited], session)
         if declined:
-            notes.append(declined)
+            notes.append(self._declined_note(declined))
         return Reply("answer", answer=text, tier="documents", answer_method=composed.method,
                      citations=citations, disclaimer=" ".join(notes),
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
@@ -610,9 +603,12 @@ class Advisor:
         trace = {"fallback_reason": "uncovered_profile" if uncovered else "unanswerable"}
         return Reply("answer", answer=text, tier="fallback", answer_method=method, disclaimer=disclaimer, trace=trace)
 
-    def _declined_note(self, annotations, session: Session) -> str | None:
-        declined = [name for name in self.schema if name in session.declined
-                    and any(a.get(name) is not None for a in annotations)]
+    def _declined(self, annotations, session: Session) -> list[str]:
+        """The attributes the student answered "don't know" that these sources are limited on."""
+        return [name for name in self.schema if name in session.declined
+                and any(a.get(name) is not None for a in annotations)]
+
+    def _declined_note(self, declined: list[str]) -> str | None:
         if not declined:
             return None
         return templates.text("declined_note", self.language,

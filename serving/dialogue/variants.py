@@ -47,8 +47,6 @@ class Variant:
     key: tuple  # the documents' limit: a tuple of categorical values, or (min, max)
     facts: frozenset[str]
     addressed: bool  # some passage of its documents answers the question at all
-    doc_urls: tuple[str, ...]
-    weight: float  # rank weight of its documents among the candidates (1/k for the k-th document)
 
 
 def answering_pieces(text: str, key_words: Sequence[str], weights: TermWeights, message: str = "",
@@ -105,33 +103,28 @@ def _tagged(facts: frozenset[str], tag: str) -> frozenset[str]:
 
 def variants_by_attribute(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, Mapping[str, frozenset]],
                           schema: fields.Schema, facts_of: Callable[[RetrievedChunk], frozenset[str] | None]
-                          ) -> tuple[dict[str, list[Variant]], float]:
+                          ) -> dict[str, list[Variant]]:
     """Per attribute, the candidates' documents limited on it (as a whole document) grouped by their
-    limit, with the key facts their candidate chunks state; and the total rank weight of all the
-    candidates' documents. Each document counts once, weighted 1/k for the k-th distinct one."""
-    order: list[str] = []
-    facts: dict[str, set[str]] = {}
+    limit, with the key facts their candidate chunks state, in the order the documents rank."""
+    facts: dict[str, set[str]] = {}  # doc_url -> facts, in rank order
     addressed: dict[str, bool] = {}
     for chunk in candidates:
-        if chunk.doc_url not in facts:
-            order.append(chunk.doc_url)
-            facts[chunk.doc_url], addressed[chunk.doc_url] = set(), False
+        facts.setdefault(chunk.doc_url, set())
+        addressed.setdefault(chunk.doc_url, False)
         stated = facts_of(chunk)
         if stated is not None:
             facts[chunk.doc_url] |= stated
             addressed[chunk.doc_url] = True
-    total = sum(1.0 / k for k in range(1, len(order) + 1))
-    grouped: dict[str, dict[tuple, tuple[set, bool, list, float]]] = {}
-    for k, url in enumerate(order, 1):
+    grouped: dict[str, dict[tuple, tuple[set, bool]]] = {}
+    for url in facts:
         for name, keys in doc_limits.get(url, {}).items():
             if name not in schema:
                 continue
             for key in keys:  # a document whose chunks carry different limits is in each group
-                stated, said, urls, weight = grouped.setdefault(name, {}).get(key, (set(), False, [], 0.0))
-                grouped[name][key] = (stated | facts[url], said or addressed[url], urls + [url], weight + 1.0 / k)
-    return ({name: [Variant(key, frozenset(stated), said, tuple(urls), weight)
-                    for key, (stated, said, urls, weight) in groups.items()]
-             for name, groups in grouped.items()}, total)
+                stated, said = grouped.setdefault(name, {}).get(key, (set(), False))
+                grouped[name][key] = (stated | facts[url], said or addressed[url])
+    return {name: [Variant(key, frozenset(stated), said) for key, (stated, said) in groups.items()]
+            for name, groups in grouped.items()}
 
 
 def differ(variants: Sequence[Variant]) -> bool:
