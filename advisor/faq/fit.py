@@ -119,8 +119,9 @@ def training_pairs(store: FAQStore, embedder, key_words: Tokenize, content: Toke
         eligible = store.eligible_rows(profile)
         if eligible.size == 0:
             continue
-        candidates = store.candidates(vector, query_words, eligible)
-        features = store.features(vector, query_words, candidates)
+        cosines = store.cosines(vector)
+        candidates = store.candidates(cosines, query_words, eligible)
+        features = store.features(cosines, query_words, candidates)
         gold_rows = np.array([store.entries[r].source_url == gold for r in candidates])
         closeness = features[:, 0] + features[:, 1] + features[:, 4]
         wrong = np.flatnonzero(~gold_rows)

@@ -312,18 +312,20 @@ class FAQStore:
         answers = self.answer_vectors @ query if self.answer_vectors is not None else questions
         return questions, answers
 
-    def features(self, query_vector, query_tokens: Sequence[str], rows) -> np.ndarray:
-        """The scorer's features (advisor.faq.match.FEATURES) of the query against `rows`."""
+    def features(self, cosines: tuple[np.ndarray, np.ndarray], query_tokens: Sequence[str], rows) -> np.ndarray:
+        """The scorer's features (advisor.faq.match.FEATURES) of the query against `rows`
+        (`cosines`: the query's `cosines()`, computed once per query)."""
         if self.lexicon is None:
             raise ValueError("this FAQ store has no key words: it predates the match features")
         rows = np.asarray(rows, dtype=np.int64)
-        questions, answers = self.cosines(query_vector)
+        questions, answers = cosines
         return self.lexicon.features(query_tokens, rows, questions[rows], answers[rows])
 
-    def candidates(self, query_vector, query_tokens: Sequence[str] | None, rows: np.ndarray) -> np.ndarray:
+    def candidates(self, cosines: tuple[np.ndarray, np.ndarray], query_tokens: Sequence[str] | None,
+                   rows: np.ndarray) -> np.ndarray:
         """Of the eligible `rows`, those worth scoring: the CANDIDATE_POOL closest by question and
         by answer, and every entry sharing a key word with the query (aliases folded)."""
-        questions, answers = self.cosines(query_vector)
+        questions, answers = cosines
         if rows.size <= CANDIDATE_POOL:
             return rows
         keep = set(rows[np.argsort(-questions[rows], kind="stable")[:CANDIDATE_POOL]].tolist())
@@ -341,16 +343,14 @@ class FAQStore:
         Without one: cosine with the question, entries below `min_agreement` dropped."""
         if k <= 0 or not self.entries:
             return []
-        questions, _ = self.cosines(query_vector)
-        rows = np.arange(len(self.entries))
-        mask = self._eligibility.mask(known_profile(known, self.schema)) if hard else None
-        if mask is not None:
-            rows = rows[mask]
+        cosines = self.cosines(query_vector)
+        questions = cosines[0]
+        rows = self.eligible_rows(known) if hard else np.arange(len(self.entries))
         if rows.size == 0:
             return []
         if self.scorer is not None:
-            rows = self.candidates(query_vector, query_tokens, rows)
-            scores = self.scorer.score(self.features(query_vector, query_tokens or (), rows))
+            rows = self.candidates(cosines, query_tokens, rows)
+            scores = self.scorer.score(self.features(cosines, query_tokens or (), rows))
             # best score first; ties by the question's cosine, then store order (reproducible)
             order = np.lexsort((rows, -questions[rows], -scores))[:k]
             return [FAQMatch(self.entries[rows[i]], float(scores[i]), rank) for rank, i in enumerate(order, 1)]
