@@ -143,13 +143,6 @@ def _intent_test_split(con) -> list:
     return [e for e in load_intent_examples(con) if e.split == "test"]
 
 
-def _classified(text: str, classifier) -> tuple[str, float]:
-    from advisor.intents.route import classify
-
-    intent, trace = classify(text, classifier)
-    return intent, trace["confidence"]
-
-
 def intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None, list[dict]]:
     """The build's offline router (the certain rules, then the intent classifier with its "not
     sure") on the held-out examples: (intent_report, classifier version,
@@ -160,14 +153,14 @@ def intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None
     from advisor.intents import INTENTS
     from advisor.intents.classifier import IntentClassifier
     from advisor.intents.metrics import intent_report
-    from advisor.intents.route import certain_intent
+    from serving.dialogue.router import IntentRouter
 
     classifier = IntentClassifier.load(build_dir / INTENT_DIR)
+    router = IntentRouter(classifier)  # routed as a student's message is: the certain rules, then the classifier
     predictions = []
-    for e in test_examples:  # routed as a student's message is: the certain rules, then the classifier
-        certain = certain_intent(e.text)
-        intent, confidence = (certain[0], 1.0) if certain else _classified(e.text, classifier)
+    for e in test_examples:
+        intent, trace = router.route(e.text)
         predictions.append({"example_id": e.example_id, "text": e.text, "intent": e.intent, "predicted": intent,
-                            "confidence": confidence})
+                            "confidence": trace.get("confidence", 1.0)})  # a rule is certain
     report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions], labels=INTENTS)
     return report, classifier.version, predictions
