@@ -180,14 +180,19 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
 # --- the rules --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", [t for t, gold, _ in ALL_DEV if gold == "ability"] + [
-    "너 뭐야?", "넌 누구니", "who are you", "what can you do?", "is this a bot?", "are you an AI?", "AI 맞지?"])
+    "너 뭐야?", "넌 누구니", "who are you", "what can you do?", "is this a bot?", "are you an AI?", "AI 맞지?",
+    # inflected English folds to the lexicon's base forms; the conversation and the answers' sources
+    "do you remember our chat", "are your answers up to date?", "where do your answers come from?",
+    "do you store the messages I typed?", "너 똑똑해?", "너한테 입력한 거 지워져?"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
 
 @pytest.mark.parametrize("text", [t for t, gold, _ in ALL_DEV if gold != "ability"] + [
     "너무 피곤해", "너 귀엽다", "how are you", "thank you", "see you", "I love you", "챗봇아 뭐 하고 있었어?",
-    "저기요 챗봇님", "AI가 뭔지 설명하는 교양 과목 있어?", "로봇공학과 주말 특강 답변 언제 와요?"])
+    "저기요 챗봇님", "AI가 뭔지 설명하는 교양 과목 있어?", "로봇공학과 주말 특강 답변 언제 와요?",
+    # no word refers to the assistant: whose data, whose records, is not said
+    "is my data stored", "where are grades recorded?", "제가 입력한 거 저장돼요?"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 
@@ -211,6 +216,8 @@ def test_goodbyes_chat_and_questions_are_not_greetings(text):
     ("안녕하세요 👋", None),  # nothing but the greeting
     ("하이브리드 수업 있어요?", None),  # 하이 is not cut off a word
     ("휴학 신청 안녕", None),  # the greeting must come first
+    ("안녕히 계세요", None),  # a goodbye, not a greeting with "히 계세요" after it
+    ("안녕히가세요 다음에 또 올게요", None),
 ])
 def test_a_leading_greeting_is_stripped_from_a_question(text, rest):
     assert strip_greeting(text) == rest
@@ -432,3 +439,11 @@ def test_an_ability_prediction_goes_to_answering_only_when_it_names_the_institut
     assert coarse(intent) == "information" and trace["not_about_the_assistant"]
     # without the build's vocabulary, any word outside the assistant lexicon counts (the library's default)
     assert coarse(classify("챗봇이 틀릴 수도 있나요?", sure)[0]) == "information"
+    # only words outside the lexicon are looked up: documents that also say "answer" or "date"
+    # do not make a question about the assistant's answers a question about them
+    asked = []
+    everything_is_a_topic = lambda text: asked.append(text) or True  # noqa: E731
+    assert classify("are your answers up to date, bot?", sure, everything_is_a_topic)[0] == "ability"
+    assert asked == []
+    assert coarse(classify("넌 휴학 신청 방법 알아?", sure, everything_is_a_topic)[0]) == "information"
+    assert asked == ["휴학 신청"]  # "방법" is a word of the lexicon ("사용 방법")

@@ -66,7 +66,7 @@ ENDINGS = (
     "되는", "된", "하니", "합니까", "합니다", "니다", "다", "ㄴ가요", "는지", "인지", "이지요", "잖아", "이잖아",
     "는거", "는건", "거", "건", "게", "네", "네요", "군요", "구나", "라", "이라", "래", "래요", "대", "대요",
     "하지", "하죠", "했어", "했어요", "된거", "된거야", "있", "있어", "있어요", "있나요", "있니", "잇", "잇어",
-    "없", "없어", "없어요", "없나요", "었", "었어", "었어요", "었니", "었나요", "셨", "셨어요", "셨나요", "음",
+    "져", "져요", "지나요", "없", "없어", "없어요", "없나요", "었", "었어", "었어요", "었니", "었나요", "셨", "셨어요", "셨나요", "음",
     # honorific endings ("누구신가요", "상담원이세요")
     "신가요", "이신가요", "세요", "이세요", "으세요", "시죠", "십니까", "이십니까", "신지", "시나요", "셔요",
     # the casual 요 -> 여 people type
@@ -149,7 +149,8 @@ def strip_greeting(text: str) -> str | None:
             # the longest finished greeting at the token's start, if any
             while head is not None and not _FINISHED.search(head.group()):
                 head = _GREETING_KO.match(token[: len(head.group()) - 1]) if len(head.group()) > 1 else None
-            if head is not None and _GREETING_ANCHOR.search(head.group()):
+            # the anchor is looked for with the syllable after the head: "안녕히 계세요" says goodbye
+            if head is not None and _GREETING_ANCHOR.search(token[: len(head.group()) + 1]):
                 position, anchored = match.start() + len(head.group()), True
         break
     rest = raw[position:].strip(" \t\n,.!~;:·-")
@@ -165,7 +166,7 @@ REFERENCE_KO = ("너", "넌", "너는", "너가", "니가", "네가", "니", "�
                 "챗봇", "봇", "로봇", "인공지능", "에이아이", "ai", "gpt", "지피티", "chatbot", "bot", "이거", "이건",
                 "이챗봇", "이봇", "이서비스", "여기")
 # what is asked of it: identity, capability, availability, reliability, privacy, language
-IDENTITY_KO = ("사람", "인간", "로봇", "봇", "챗봇", "인공지능", "에이아이", "ai", "기계", "프로그램", "누구", "정체", "이름",
+IDENTITY_KO = ("똑똑", "사람", "인간", "로봇", "봇", "챗봇", "인공지능", "에이아이", "ai", "기계", "프로그램", "누구", "정체", "이름",
                "누가", "만들", "만든", "만들었", "상담원", "직원", "진짜", "실제", "gpt", "지피티", "chatbot", "bot")
 CAPABILITY_KO = ("할", "수", "줄", "뭘", "뭐", "머", "뭔", "무엇", "무슨", "어떤", "어떻게", "어디까지", "알", "아는", "알아",
                  "도와", "도와줄", "도움", "대답", "답", "답변", "답장", "답해", "답할", "응답", "물어", "물어보", "물어봐",
@@ -175,19 +176,19 @@ AVAILABILITY_KO = ("주말", "밤", "새벽", "휴일", "공휴일", "24", "시�
                    "방학", "아무때나", "쉬는", "날", "쉬어", "쉬니", "꺼져", "켜져", "계속", "매일", "답장")
 RELIABILITY_KO = ("정확", "정확한", "정확해", "믿", "믿어", "믿을", "틀", "틀려", "틀린", "출처", "최신", "확실", "맞", "맞아",
                   "맞지", "맞는", "아니", "아니지", "아니야")
-PRIVACY_KO = ("기억", "저장", "개인정보", "기록", "대화", "내용", "남아", "보관")
+PRIVACY_KO = ("기억", "저장", "개인정보", "기록", "대화", "내용", "남아", "보관", "입력", "입력한", "삭제", "지워")
 LANGUAGE_KO = ("영어", "한국어", "중국어", "일본어", "외국어", "언어", "english", "korean")
 _META_WORDS_KO = (REFERENCE_KO + IDENTITY_KO + CAPABILITY_KO + AVAILABILITY_KO + RELIABILITY_KO + PRIVACY_KO
                   + LANGUAGE_KO + PARTICLES + ENDINGS + FILLERS_KO)
 
 # predicates looked for in the message with its spaces removed
 _REFERENCE = re.compile(r"(?:너(?!무)|넌|니가|네가|당신|챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|이거|이건|여기)")
-_IDENTITY = re.compile(r"(?:chatbot|bot|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티)")
+_IDENTITY = re.compile(r"(?:chatbot|bot|똑똑|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티)")
 _CAPABILITY = re.compile(r"(?:할수있|할수잇|할줄|수있|수잇|뭘알|뭐알|아는|알아|도와|도움|대답|답변|답장|답해|답할|답하|응답|물어|"
                          r"질문|기능|사용법|쓰는법|어떻게써|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
 _AVAILABILITY = re.compile(r"(?:주말|밤|새벽|휴일|24시간|언제든|언제나|항상|방학|아무때나|쉬는날|계속|매일)")
 _RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실)")
-_PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관)")
+_PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관|입력|삭제|지워)")
 _LANGUAGE = re.compile(r"(?:영어|한국어|중국어|일본어|외국어|언어|english|korean)")
 # verbs whose subject can only be the assistant: who answers, who is asked
 _ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅)")
@@ -204,6 +205,10 @@ PREDICATE_EN = {
     "accurate", "trust", "reliable", "remember", "save", "store", "keep", "data", "privacy", "english", "korean",
     "language", "languages", "speak", "understand", "questions", "things", "topics", "capable", "able", "use",
     "chatbot", "assistant", "alive", "sentient", "day", "hours", "do", "does",
+    # the conversation and what becomes of it; where answers come from and how fresh they are
+    "chat", "conversation", "message", "input", "type", "record", "log", "delete", "private", "secure", "safe",
+    "source", "come", "date", "current", "latest", "update", "correct", "wrong", "mistake", "right", "smart",
+    "clever", "intelligent", "learn", "train", "model", "llm", "chatgpt", "openai", "free", "cost", "sleep",
 }
 FUNCTION_EN = {
     "are", "is", "am", "r", "a", "an", "the", "can", "could", "will", "would", "did", "me", "i", "my", "with",
@@ -212,8 +217,11 @@ FUNCTION_EN = {
     "ever", "s", "re", "not", "just", "only", "tell", "kinds", "types", "type", "stuff", "should", "may", "by", "too",
     "well", "that", "sure", "if", "exactly", "every", "during", "over", "through", "real", "hi", "hello",
     "else", "other", "otherwise", "like", "get", "give", "reply", "from", "things",
+    "where", "when", "why", "our", "we", "us", "have", "has", "been", "up", "out", "than", "don", "doesn", "isn",
+    "aren", "t", "cannot", "won", "it", "its", "what's", "whats",
 }
 _META_KO = re.compile(rf"(?:{_alternation(_META_WORDS_KO)})+")
+_META_EN = frozenset(REFERENCE_EN | PREDICATE_EN | FUNCTION_EN)
 
 # how one uses the assistant: with the words above, everything a question about it is made of
 USAGE_KO = ("메뉴", "가이드", "도움말", "예시", "예", "사용", "방법", "서비스", "설명", "소개", "보여", "보여줘", "처음",
@@ -239,12 +247,32 @@ def only_assistant_words(text: str, known: frozenset[str] = frozenset()) -> bool
     use it ("메뉴 보여줘", "처음인데 뭐부터 물어봐야 돼", "show me some examples"). A word outside
     ("휴학", "스튜디오", "deadline") means the message is about something else: the university.
     `known`: more such words, e.g. the institution's name as its own seeds spell it."""
-    tokens = _tokens(text)
-    return bool(tokens) and all(_assistant_word(t, known) for t in tokens)
+    return bool(_tokens(text)) and not words_outside_assistant_lexicon(text, known)
+
+
+def words_outside_assistant_lexicon(text: str, known: frozenset[str] = frozenset()) -> list[str]:
+    """The message's words that only_assistant_words does not know: the candidates for what else
+    the message is about ("넌 휴학 신청 방법 알아?" -> ["휴학", "신청", "방법"])."""
+    return [t for t in _tokens(text) if not _assistant_word(t, known)]
+
+
+def _english_stem(token: str, vocabulary: frozenset[str] | set[str]) -> str:
+    """The vocabulary's word for an inflected token ("stored" -> "store", "answers" -> "answer",
+    "remembering" -> "remember"): the lexicon lists base forms only. The token when it is a word
+    of the vocabulary itself or has no base form in it."""
+    if token in vocabulary:
+        return token
+    for suffix, replacement in (("ing", ""), ("ied", "y"), ("ies", "y"), ("ed", "e"), ("ed", ""), ("es", ""),
+                                ("s", ""), ("d", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            base = token[: -len(suffix)] + replacement
+            if base in vocabulary:
+                return base
+    return token
 
 
 def _assistant_word(token: str, known: frozenset[str]) -> bool:
-    if token in known or token in _ENGLISH_ASSISTANT:
+    if token in known or _english_stem(token, _ENGLISH_ASSISTANT) in _ENGLISH_ASSISTANT:
         return True
     if not (_is_hangul(token) or token in _META_WORDS_KO):
         return False
@@ -273,10 +301,10 @@ def is_meta_question(text: str) -> bool:
     if not tokens:
         return False
     hangul = [t for t in tokens if _is_hangul(t)]  # Latin words ("AI", "chatbot") go by the English lexicon
-    latin = [t for t in tokens if t not in hangul]
+    latin = [_english_stem(t, _META_EN) for t in tokens if t not in hangul]
     if any(not _META_KO.fullmatch(t) for t in hangul):
         return False
-    if any(t not in REFERENCE_EN | PREDICATE_EN | FUNCTION_EN for t in latin):
+    if any(t not in _META_EN for t in latin):
         return False
     compact = "".join(hangul)
     if _WHAT_ARE_YOU.match(compact):
@@ -304,4 +332,4 @@ def _asks_something_en(tokens: list[str]) -> bool:
     """An English meta-question asks: it has a question word, an auxiliary first, or "you" followed
     by a predicate ("you work weekends?")."""
     return tokens[0] in {"are", "r", "is", "do", "does", "can", "could", "will", "would", "who", "what", "how",
-                         "which", "did"} or "who" in tokens or "what" in tokens
+                         "which", "did", "where", "when", "why"} or "who" in tokens or "what" in tokens

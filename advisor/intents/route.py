@@ -5,7 +5,7 @@ serving router and any evaluation that wants to measure routing as the student m
 from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
-from advisor.intents.meta import is_greeting_only, is_meta_question, only_assistant_words, strip_greeting
+from advisor.intents.meta import is_greeting_only, is_meta_question, strip_greeting, words_outside_assistant_lexicon
 from advisor.intents.not_sure import decide
 
 
@@ -42,11 +42,12 @@ def classify(message: str, classifier, names_a_topic=None) -> tuple[str, dict]:
             return "greeting", trace
     if unsure:
         trace["unsure_of"] = prediction.intent  # the template it would have been
-    elif intent == "ability" and not only_assistant_words(text, classifier.assistant_words) and (
-            names_a_topic is None or names_a_topic(text)):
+    elif intent == "ability" and (outside := words_outside_assistant_lexicon(text, classifier.assistant_words)) and (
+            names_a_topic is None or names_a_topic(" ".join(outside))):
         # "넌 휴학 신청 방법 알아?", "스튜디오 야간 사용 가능해?": words about something the university's
         # material covers make it a request about that, for answering, however sure the classifier is.
-        # A word merely missing from the lexicon ("챗봇이 틀릴 수도 있나요?") does not. Not the next
+        # A word merely missing from the lexicon ("챗봇이 틀릴 수도 있나요?") does not, nor does a word
+        # of the lexicon that the documents also use ("are your answers up to date?"). Not the next
         # likeliest template: a request sent to smalltalk loses the question, while chat sent to
         # answering meets its "not in my material" fallback
         intent = max(INFORMATION_INTENTS, key=lambda i: prediction.scores.get(i, 0.0))

@@ -141,6 +141,8 @@ SMALLTALK_EN = (
     "tell me a joke", "exams are killing me", "so much homework", "i failed my exam", "i love you",
     "what time is it", "i miss the weekend", "the cafeteria food was bad today", "have a nice day",
     "awesome", "haha", "wow", "good job", "see you tomorrow", "do you like music", "i'm happy today",
+    "never mind", "no worries", "sounds good", "my bad", "love this", "you're the best", "not bad", "ugh",
+    "fair enough", "that makes sense", "cheers", "all good", "oh well", "same here", "what a day",
 )
 SMALLTALK_OPENERS_KO = ("", "아 ", "하 ", "와 ", "진짜 ", "아 진짜 ")
 SMALLTALK_ENDINGS_KO = ("", "ㅠㅠ", "ㅋㅋ", "...", "!", " ㅜㅜ", "ㅋㅋㅋ", "~", " ㅎㅎ")
