@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo business readme-results test lint browser serve ui clean-warehouse
+.PHONY: demo business readme-results test lint browser redis serve ui clean-warehouse
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,8 +26,9 @@ readme-results: $(STAMP)
 	$(BIN)/python -m eval.readme_results --warehouse warehouse --warehouse $(BUSINESS_WAREHOUSE)
 
 ## Lint (ruff), check the layers (import-linter contracts in pyproject.toml), run the test suite
-## (installs Chromium for the browser tests first when it is missing).
-test: $(STAMP) browser lint
+## (installs Chromium for the browser tests and redis-server for the shared-session tests first
+## when they are missing).
+test: $(STAMP) browser redis lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -45,13 +46,26 @@ browser:
 	  fi; \
 	fi
 
+## Debian's redis-server for the shared-session tests (tests/test_sessions_shared.py starts its own
+## on a free loopback port, persistence off). Needs root; without it those tests are skipped with
+## the reason.
+redis:
+	@if ! command -v redis-server >/dev/null; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    apt-get update && apt-get install -y redis-server; \
+	  else \
+	    echo "note: redis-server is missing and this is not root: the shared-session tests will be skipped"; \
+	  fi; \
+	fi
+
 ## Serve the student API and web page on the latest build (http://127.0.0.1:8000).
 serve: $(STAMP)
 	$(BIN)/advisor serve
 
-## Open the Dagster UI on the same warehouse (http://127.0.0.1:3000).
+## Open the Dagster UI on the warehouse the CLI uses ($ADVISOR_WAREHOUSE, else warehouse/), with its
+## run history (http://127.0.0.1:3000).
 ui: $(STAMP)
-	DAGSTER_HOME=$(CURDIR) $(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
+	DAGSTER_HOME="$$($(BIN)/python -m cli.dagster_home)" $(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
 
 ## Delete everything the pipeline generated (the lakehouse, raw bytes, run history).
 clean-warehouse:

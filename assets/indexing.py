@@ -3,11 +3,12 @@ a new folder under the warehouse and published atomically as the latest build.""
 
 from contextlib import ExitStack
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
+from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue
 
 from advisor import progress
 from advisor.build import stage as index_stage
 from advisor.index.embedders import LSAEmbedder
+from advisor.ingest import coverage
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
 from assets.annotation import active_annotator_name, chunk_annotations, chunk_augmentations, chunks
@@ -40,6 +41,8 @@ def index_build(
                                    [annotator])
 
         def make_embedder(texts, tokens):
+            if len(texts) < (1 if use_openai else 2):  # LSA is trained on the chunks: two at least
+                raise _nothing_to_index(con, config, len(texts), "openai" if use_openai else "lsa")
             if use_openai:
                 from advisor.index.embedders import OpenAIEmbedder
 
@@ -77,6 +80,15 @@ def index_build(
                        counts={"rows_added": sum(outcome.counts.values()) if outcome.published else 0},
                        metadata={k: (str(v) if isinstance(v, MetadataValue) else v) for k, v in metadata.items()})
     return MaterializeResult(metadata=metadata)
+
+
+def _nothing_to_index(con, config, chunks: int, embedder: str) -> Failure:
+    """One line instead of the embedder's stack trace: why there is nothing to index."""
+    no_documents = coverage.no_documents_message(coverage.source_yields(con, config))
+    if no_documents:
+        return Failure(description=f"nothing to index: {no_documents}")
+    return Failure(description=f"nothing to index: {chunks} chunk(s), too few for the {embedder} embedder "
+                               "(were `documents` and `chunks` materialized?)")
 
 
 def serving_metadata(serving: dict) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -19,6 +20,9 @@ console = Console(stderr=True)
 
 def _warehouse(arg: str | None) -> Path:
     return environment.warehouse_path(arg).resolve()
+
+
+EXIT_RUN_IN_PROGRESS = 3  # docs/contracts.md §1 (extension)
 
 
 def materialize(args: argparse.Namespace) -> int:
@@ -54,25 +58,37 @@ def materialize(args: argparse.Namespace) -> int:
             return 2
         selection = sorted(keys)
 
+    from cli.run_lock import RUN_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs, this_process
+
     console.print(f"[bold]{config.institution}[/bold] → {warehouse}")
     started = time.monotonic()
     counts: Counter = Counter()
-    with console.status("starting…") as status:
+    try:
+        with exclusive_warehouse(warehouse, wait=args.wait, on_wait=lambda busy: console.print(
+                f"[yellow]waiting:[/yellow] {busy}; this run starts when it ends (Ctrl-C to give up)")):
+            instance = DagsterInstance.get()
+            for line in recover_dead_runs(instance):
+                console.print(f"[yellow]recovered:[/yellow] {line}")
+            with console.status("starting…") as status:
 
-        def sink(stage: str, message: str) -> None:
-            counts[stage] += 1
-            status.update(f"[bold]{stage}[/bold] ({counts[stage]}) {message[:100]}")
+                def sink(stage: str, message: str) -> None:
+                    counts[stage] += 1
+                    status.update(f"[bold]{stage}[/bold] ({counts[stage]}) {message[:100]}")
 
-        progress.set_sink(sink)
-        try:
-            result = job.execute_in_process(
-                instance=DagsterInstance.get(),
-                asset_selection=selection,
-                raise_on_error=False,
-                run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
-            )
-        finally:
-            progress.set_sink(None)
+                progress.set_sink(sink)
+                try:
+                    result = job.execute_in_process(
+                        instance=instance,
+                        asset_selection=selection,
+                        raise_on_error=False,
+                        run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+                        tags={RUN_TAG: this_process()},
+                    )
+                finally:
+                    progress.set_sink(None)
+    except RunInProgress as busy:
+        console.print(f"[red]error:[/red] {busy}; wait for it to end, or pass --wait to queue behind it")
+        return EXIT_RUN_IN_PROGRESS
     print_run_summary(result, warehouse, time.monotonic() - started)
     return 0 if result.success else 1
 
@@ -105,10 +121,30 @@ def serve(args: argparse.Namespace) -> int:
     from serving.api.terminal import serve_command
 
     config, builds_root, llm_settings = inputs
-    return serve_command(config, builds_root, llm_settings, args.host, args.port)
+    from serving.api.settings import ServingSettings
+
+    try:
+        settings = ServingSettings.from_env(rate_per_minute=args.rate_limit,
+                                            trusted_proxies=tuple(args.trusted_proxy) or None,
+                                            workers=args.workers, session_store=args.session_store)
+    except ValueError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        return 2
+    return serve_command(config, builds_root, llm_settings, args.host, args.port, settings=settings,
+                         config_path=args.config)
 
 
 def ask(args: argparse.Namespace) -> int:
+    if args.server:  # a running server answers: no engine to start here
+        from serving.api.remote import ask_remote
+        from serving.api.terminal import BadInput, parse_profile_args
+
+        try:
+            profile = parse_profile_args(args.profile)
+        except BadInput as exc:
+            console.print(f"[red]error:[/red] {exc}", highlight=False)
+            return 2
+        return ask_remote(args.server, args.question, profile)
     inputs = _serving_inputs(args)
     if inputs is None:
         return 2
@@ -232,6 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
     m.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
     m.add_argument("--select", help="Dagster asset selection, e.g. 'raw_documents' or '+documents'")
+    m.add_argument("--wait", action="store_true",
+                   help="when another materialize runs on this warehouse, wait for it instead of exiting 3")
     m.set_defaults(func=materialize)
 
     e = sub.add_parser("eval", help="evaluate systems on a benchmark against the latest index build")
@@ -246,8 +284,19 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="serve the student API and web page")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--rate-limit", type=int, metavar="N",
+                   help="requests per minute per client to /v1/* (0 = off; default: $ADVISOR_RATE_LIMIT, else 60)")
+    s.add_argument("--trusted-proxy", action="append", default=[], metavar="IP[/BITS]",
+                   help="a reverse proxy whose X-Forwarded-For is believed (repeatable; default: "
+                        "$ADVISOR_TRUSTED_PROXIES, comma-separated, else none)")
     s.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
     s.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    s.add_argument("--workers", type=int, metavar="N",
+                   help="server processes (default: $ADVISOR_WORKERS, else 1); more than one needs --session-store")
+    s.add_argument("--session-store", metavar="memory|redis://HOST:PORT/DB",
+                   help="where conversations live between turns: this process's memory, or a Redis server that "
+                        "every worker and replica shares, with persistence off (default: $ADVISOR_SESSION_STORE, "
+                        "else memory)")
     s.set_defaults(func=serve)
 
     a = sub.add_parser("ask", help="ask one question from the terminal")
@@ -256,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a known profile fact, e.g. --profile department=CS (repeatable)")
     a.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
     a.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    a.add_argument("--server", metavar="URL", default=os.environ.get("ADVISOR_SERVER"),
+                   help="ask a running `advisor serve` at URL (http://host:port) instead of starting the "
+                        "engine here: well under a second (default: $ADVISOR_SERVER, else start the engine)")
     a.set_defaults(func=ask)
     return parser
 

@@ -15,7 +15,7 @@ from serving.api import AdvisorHolder, ServingSettings, create_app
 from serving.api.logs import AccessLogRedactor
 from serving.api.models import AnswerReply, AskReply, ErrorBody, SourceOut
 from serving.api.ratelimit import RateLimiter
-from serving.api.sessions import SessionStore
+from serving.api.sessions import MemorySessionStore
 from tests.fake_advisor import (DEFAULT_SCHEMA, FakeAdvisor, ManualClock, open_fake, publish_fake_build,
                                 running_server, wait_for)
 
@@ -145,15 +145,20 @@ def test_concurrent_requests_on_one_session_are_serialized(serve, advisor):
 
 def test_session_store_unit_expiry_and_lru():
     clock = ManualClock()
-    store = SessionStore(ttl=10, max_sessions=2, clock=clock)
-    a, _ = store.add("A")
+    store = MemorySessionStore(ttl=10, max_sessions=2, clock=clock)
+
+    def session_of(session_id):
+        with store.checkout(session_id) as entry:
+            return None if entry is None else entry.session
+
+    a = store.add("A")
     clock.advance(5)
-    b, _ = store.add("B")
-    assert store.get(a).session == "A"  # a is now the most recent
-    c, _ = store.add("C")
-    assert store.get(b) is None and store.get(a) is not None and store.get(c) is not None
+    b = store.add("B")
+    assert session_of(a) == "A"  # a is now the most recent
+    c = store.add("C")
+    assert session_of(b) is None and session_of(a) == "A" and session_of(c) == "C"
     clock.advance(10.5)
-    assert store.get(a) is None and len(store) == 0
+    assert session_of(a) is None and len(store) == 0
 
 
 # ------------------------------------------------------------------------------- limits

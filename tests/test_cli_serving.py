@@ -103,3 +103,40 @@ def test_serve_with_a_bad_config_exits_2_before_serving(tmp_path, capsys):
     code = main(["serve", "--config", str(tmp_path / "missing.yaml"), "--warehouse", str(tmp_path)])
     assert code == 2
     assert "not found" in capsys.readouterr().err
+
+
+# --- `advisor ask --server`: a running server answers ------------------------------------------------
+
+def test_ask_with_server_holds_the_dialogue_over_http_and_forgets_it(capsys, monkeypatch):
+    from serving.api import AdvisorHolder, ServingSettings, create_app
+    from tests.fake_advisor import DEFAULT_SCHEMA, running_server
+
+    holder = AdvisorHolder(lambda: FakeAdvisor("remote"))
+    assert holder.refresh()
+    app = create_app(holder, ServingSettings(rate_per_minute=0))
+    with running_server(app) as base:
+        # "학점" makes the fake engine ask every attribute: --profile answers one (its option's own
+        # value, 2 not "2"), the other is asked at the "terminal", which is not one: don't know
+        code, out, err = run_cli(["ask", "졸업 학점 알려줘", "--server", base, "--profile", "year_level=2"],
+                                 capsys, monkeypatch)
+        assert code == 0, err
+        assert "[remote]" in out and "Sources:" in out
+        assert DEFAULT_SCHEMA["campus"][0] in err and DEFAULT_SCHEMA["year_level"][0] not in err
+        assert len(app.state.sessions) == 0  # forgotten on the server once answered
+        code, out, err = run_cli(["ask", "", "--server", base], capsys, monkeypatch)
+        assert code == 2 and "422" in err and "empty_message" in err
+    code, out, err = run_cli(["ask", "안녕", "--server", base], capsys, monkeypatch)  # the server has stopped
+    assert code == 1 and "cannot reach" in err and out == ""
+    code, out, err = run_cli(["ask", "안녕", "--server", "127.0.0.1:8000"], capsys, monkeypatch)
+    assert code == 2 and "expected http://" in err
+
+
+def test_ask_with_server_starts_no_engine():
+    """What makes it fast: the client imports neither the engine, Kiwi nor FastAPI."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from serving.api.remote import ask_remote; "
+            "heavy = [m for m in ('kiwipiepy', 'fastapi', 'serving.dialogue.engine', 'sklearn', 'duckdb') if m in sys.modules]; "
+            "print(heavy)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

@@ -181,6 +181,10 @@ def test_the_benchmark_runs_through_the_engine_and_is_recorded_once(demo):
     assert 0 < headline["routing_accuracy"] <= 1 and headline["messages"] == first.messages
     again = run_benchmark(con, advisor, config, "run-2")  # same build, code, config: reused
     assert again.reused and again.run_id == "run-1" and again.metrics == first.metrics
+    # what the asset does: the engine (Kiwi: seconds) is opened only when the run cannot be reused
+    opened = []
+    lazily = run_benchmark(con, lambda: opened.append(1) or advisor, config, "run-3", build=advisor.build)
+    assert lazily.reused and lazily.run_id == "run-1" and opened == []
     assert con.execute("SELECT count(DISTINCT run_id) FROM dialogue_bench_results").fetchone()[0] == 1
 
 

@@ -391,6 +391,23 @@ def test_charts_are_valid_1200x700_pngs_with_fixed_names(evaluation, tmp_path):
             assert image.size == (1200, 700)
 
 
+def test_charts_are_drawn_again_only_when_what_they_show_changed(evaluation, tmp_path, monkeypatch):
+    """A no-change re-run of the report keeps its pictures (drawing them is seconds of matplotlib)."""
+    import eval.report_charts as report_charts
+
+    aggregates, per_query, slices, _, _ = evaluation
+    drawn = []
+    real = report_charts.draw_charts
+    monkeypatch.setattr(report_charts, "draw_charts", lambda *args: drawn.append(1) or real(*args))
+    first = charts(aggregates, per_query, tmp_path, slices)
+    assert charts(aggregates, per_query, tmp_path, slices) == first and len(drawn) == 1
+    charts(aggregates, per_query.head(3), tmp_path, slices)  # other inputs: drawn again
+    assert len(drawn) == 2
+    first[0].unlink()  # a picture gone: drawn again, whatever the stamp says
+    charts(aggregates, per_query.head(3), tmp_path, slices)
+    assert len(drawn) == 3 and first[0].is_file()
+
+
 def test_charts_still_written_when_there_are_no_per_query_rows(evaluation, tmp_path):
     aggregates, per_query, _, _, _ = evaluation
     paths = charts(aggregates, per_query.clear(), tmp_path)

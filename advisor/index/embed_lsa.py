@@ -151,7 +151,7 @@ class LSAEmbedder:
         params = LSAParams(dim=dim, seed=seed, uses_tokens=tokens is not None, **overrides)
         texts = list(texts)
         if len(texts) < 2:
-            raise ValueError("LSA needs at least two texts to train on")
+            raise ValueError(f"LSA needs at least two texts to train on, got {len(texts)}")
         words = [word_features(t) for t in _tokens_for(params, texts, tokens)]
         chars = [char_features(t) for t in texts]
         prune = len(texts) >= PRUNE_FROM_DOCS

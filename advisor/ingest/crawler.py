@@ -8,6 +8,12 @@ redirects out of scope are caught. Bodies go straight into the content-addressed
 
 The crawler never decides what is lost: it reports every URL's outcome (`Fetch`), and the caller
 marks a page removed only on a definitive 404/410 or when the config no longer covers it.
+
+When sources overlap, the caller says which source owns each URL (`owner`, advisor/ingest/scopes.py):
+a source crawl leaves a URL another source owns to that source (`SourceCrawl.handoffs`) and
+continues a crawl with the URLs handed to it (`seeds`). A host that cannot be connected to is
+`unreachable`; `robots_unavailable` is kept for a host that answers but whose robots.txt cannot be
+read (a 5xx, a broken answer).
 """
 
 from __future__ import annotations
@@ -16,8 +22,8 @@ import asyncio
 import re
 import time
 import urllib.robotparser
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import quote, urldefrag, urljoin, urlsplit
 
@@ -34,6 +40,7 @@ PDF_TYPES = {"application/pdf", "application/x-pdf"}
 GONE_STATUSES = {404, 410}
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 _UNAVAILABLE = object()  # robots.txt could not be read
+_CONNECT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout)  # nothing answered: DNS, refused, no route
 _SAFE_URL_CHARS = "/%:@!$&'()*+,;=-._~"
 
 
@@ -74,7 +81,9 @@ class Fetch:
     last_modified: str | None = None
     is_document: bool = False
     redirected_to: str | None = None
-    reason: str | None = None  # a stable failure code, e.g. http_500, timeout, too_large
+    # a stable failure code, e.g. http_500, timeout, unreachable (no connection to the host),
+    # connection_error (the answer broke off), robots_unavailable, too_large
+    reason: str | None = None
     detail: str | None = None
 
     @property
@@ -86,12 +95,22 @@ class Fetch:
 class SourceCrawl:
     fetches: list[Fetch]
     truncated: bool  # stopped by max_pages: pages not reached are not evidence of removal
+    taken: int = 0  # URLs this crawl spent its max_pages budget on
+    handoffs: dict[str, str] = field(default_factory=dict)  # url -> the other source that owns it
+
+
+@dataclass(frozen=True)
+class _Unreachable:
+    """A host whose robots.txt could not be asked for: nothing answered."""
+
+    detail: str
 
 
 class _FetchFailed(Exception):
-    def __init__(self, reason: str, detail: str, status: int | None = None):
+    def __init__(self, reason: str, detail: str, status: int | None = None, *, no_connection: bool = False):
         super().__init__(detail)
         self.reason, self.detail, self.status = reason, detail, status
+        self.no_connection = no_connection  # no connection could be made: the host is not there
 
 
 def normalize_url(url: str) -> str:
@@ -161,20 +180,40 @@ class Crawler:
         self.store = store
         self.on_fetch = on_fetch or (lambda fetch: None)
         self._transport = transport
-        self._robots: dict[str, object] = {}  # origin -> parser | None (no robots.txt) | _UNAVAILABLE
+        # origin -> parser | None (no robots.txt) | _UNAVAILABLE | _Unreachable
+        self._robots: dict[str, object] = {}
         self._gate = _HostGate(settings.delay_seconds)
         self._redirects: dict[str, str] = {}  # url -> Location target, for loop detection
 
     # ----------------------------------------------------------------- public API
     def crawl(
-        self, source: Source, known: dict[str, KnownPage], claimed: set[str] | None = None
+        self,
+        source: Source,
+        known: dict[str, KnownPage],
+        claimed: set[str] | None = None,
+        *,
+        owner: Callable[[str], str | None] | None = None,
+        seeds: Sequence[str] | None = None,
+        budget: int | None = None,
     ) -> SourceCrawl:
         """Crawl one source. `known`: this source's pages from earlier runs; `claimed`: URLs an
-        earlier source of this run already took (skipped here, so each URL has one owner)."""
-        return asyncio.run(self._crawl(source, known, claimed if claimed is not None else set()))
+        earlier crawl of this run already took (skipped here, so each URL is fetched once);
+        `owner`: the source each URL belongs to (default: whoever reaches it first).
+
+        `seeds` and `budget` continue a crawl of the source from other URLs (those another source
+        handed to it) with what is left of its `max_pages`; a continuation does not re-check the
+        source's known pages, which its first crawl did."""
+        continuing = seeds is not None
+        return asyncio.run(self._crawl(
+            source, known, claimed if claimed is not None else set(), owner,
+            list(seeds) if continuing else list(source.seeds),
+            source.max_pages if budget is None else budget,
+            recheck_known=not continuing,
+        ))
 
     # ----------------------------------------------------------------- the crawl
-    async def _crawl(self, source: Source, known: dict[str, KnownPage], claimed: set[str]) -> SourceCrawl:
+    async def _crawl(self, source: Source, known: dict[str, KnownPage], claimed: set[str], owner,
+                     seeds: list[str], budget: int, recheck_known: bool) -> SourceCrawl:
         """Level-synchronous breadth-first crawl: each level is fetched concurrently, then its
         links are taken in page order. The pages within `max_pages` are therefore the same on
         every run, whatever the timing, so a capped re-crawl stays comparable to the last one."""
@@ -182,21 +221,31 @@ class Crawler:
         documents = [re.compile(p) for p in source.documents]
         fetches: list[Fetch] = []
         seen: set[str] = set()
-        budget, truncated = source.max_pages, False
+        handoffs: dict[str, str] = {}
+        truncated, taken = False, 0
 
         def in_scope(url: str) -> bool:
             return url.startswith(("http://", "https://")) and any(p.search(url) for p in allow)
 
+        def elsewhere(url: str) -> bool:
+            """A URL of this source's scope that another source owns: left (handed) to it."""
+            other = owner(url) if owner is not None else source.name
+            if other is None or other == source.name:
+                return False
+            handoffs.setdefault(url, other)
+            return True
+
         def take(urls: list[str]) -> list[str]:
-            nonlocal budget, truncated
+            nonlocal budget, truncated, taken
             level = []
             for url in map(normalize_url, urls):
-                if url in seen or url in claimed or not in_scope(url):
+                if url in seen or not in_scope(url) or elsewhere(url) or url in claimed:
                     continue
                 if budget <= 0:
                     truncated = True
                     break
                 budget -= 1
+                taken += 1
                 seen.add(url)
                 level.append(url)
             return level
@@ -225,15 +274,18 @@ class Crawler:
                     links.extend(found)
                 return links
 
-            level = take(list(source.seeds))
+            level = take(seeds)
             while level:
                 level = take(await visit_all(level))
 
             # Pages held from earlier runs that no link reaches any more: check them directly,
             # so a page is marked removed only on the server's word (404/410), never by absence.
-            if not truncated:
+            # One that another source now owns is handed to it, which refetches it as its own.
+            if recheck_known and not truncated:
                 orphans = []
                 for url in sorted(set(known) - seen - claimed):
+                    if in_scope(url) and elsewhere(url):
+                        continue
                     if in_scope(url):
                         seen.add(url)
                         orphans.append(url)
@@ -243,7 +295,7 @@ class Crawler:
                 await visit_all(orphans)
 
         claimed.update(seen)
-        return SourceCrawl(fetches=fetches, truncated=truncated)
+        return SourceCrawl(fetches=fetches, truncated=truncated, taken=taken, handoffs=handoffs)
 
     async def _visit(self, client, source, url, known, in_scope, documents) -> tuple[Fetch, list[str]]:
         """Fetch one URL; returns its outcome and the links (or redirect target) it leads to."""
@@ -251,6 +303,8 @@ class Crawler:
         fetch = Fetch(url, source.name, "failed", _now())
         try:
             verdict = await self._robots_verdict(client, url)
+            if isinstance(verdict, _Unreachable):  # nothing answered: keep what we have
+                raise _FetchFailed("unreachable", verdict.detail)
             if verdict == "unavailable":  # not the site's word on this page: keep what we have
                 raise _FetchFailed("robots_unavailable", "robots.txt could not be read; not crawling the host")
             if verdict == "disallow":
@@ -361,13 +415,18 @@ class Crawler:
                             response.status_code,
                         )
                     return response, body
+            except _CONNECT_ERRORS as exc:  # before TimeoutException: ConnectTimeout is one
+                if attempt >= self.settings.retries:
+                    raise _FetchFailed("unreachable", f"host {host} unreachable ({type(exc).__name__}: "
+                                       f"{str(exc) or 'no connection'}) after {attempt + 1} attempts",
+                                       no_connection=True) from None
             except httpx.TimeoutException:
                 if attempt >= self.settings.retries:
                     raise _FetchFailed("timeout", f"no answer within {self.settings.timeout_seconds}s "
                                        f"after {attempt + 1} attempts") from None
-            except httpx.TransportError as exc:
+            except httpx.TransportError as exc:  # connected, then the answer broke off
                 if attempt >= self.settings.retries:
-                    raise _FetchFailed("unreachable", f"{type(exc).__name__}: {exc} "
+                    raise _FetchFailed("connection_error", f"{type(exc).__name__}: {exc} "
                                        f"after {attempt + 1} attempts") from None
             await asyncio.sleep(self.settings.backoff_seconds * (2**attempt))
             attempt += 1
@@ -388,9 +447,10 @@ class Crawler:
             return response, b"".join(chunks)
 
     # ----------------------------------------------------------------- robots.txt
-    async def _robots_verdict(self, client, url: str) -> str:
-        """allow | disallow | unavailable (RFC 9309: a robots.txt that cannot be read because of
-        a 5xx or a network error means 'crawl nothing' for now; a missing one, 4xx, allows all)."""
+    async def _robots_verdict(self, client, url: str) -> str | _Unreachable:
+        """allow | disallow | unavailable | _Unreachable (RFC 9309: a robots.txt that cannot be
+        read because of a 5xx or a network error means 'crawl nothing' for now; a missing one,
+        4xx, allows all). A host that nothing answers for is unreachable, not 'unavailable'."""
         if not self.settings.respect_robots:
             return "allow"
         parts = urlsplit(url)
@@ -400,6 +460,8 @@ class Crawler:
         parser = self._robots[origin]
         if parser is _UNAVAILABLE:
             return "unavailable"
+        if isinstance(parser, _Unreachable):
+            return parser
         if parser is None or parser.can_fetch(self.settings.user_agent, url):
             return "allow"
         return "disallow"
@@ -407,7 +469,11 @@ class Crawler:
     async def _load_robots(self, client, origin: str):
         try:
             response, body = await self._get_with_retries(client, origin + "/robots.txt", {})
-        except _FetchFailed:
+        except _FetchFailed as exc:
+            # only a failed connect means the host is not there; a connection reset mid-answer
+            # or a 5xx is a host that answered, whose robots.txt is "unavailable"
+            if exc.no_connection:
+                return _Unreachable(exc.detail)
             return _UNAVAILABLE
         if 400 <= response.status_code < 500 or response.status_code in REDIRECT_STATUSES:
             return None

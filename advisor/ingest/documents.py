@@ -28,6 +28,9 @@ from advisor.lakehouse import delete_where_in, insert_rows, transaction
 from advisor.versioning import code_version, text_hash
 
 PARSER_MODULES = (dates, encoding, faq, html_text, pdf_text)
+# `cleaned_sources.reason` of a page parsed fine whose source's content selector matched nothing
+# on it: its text came from the default content areas or the whole page (reported, not an error)
+CONTENT_SELECTOR_MISSED = "content_selector_missed"
 
 
 def cleaner_version() -> str:
@@ -41,6 +44,7 @@ class CleanReport:
     # fetched pages: parsed this run, skipped (bytes and cleaner unchanged), or failed to parse
     parsed: int = 0
     skipped: int = 0
+    content_fallbacks: Counter = field(default_factory=Counter)  # source -> pages parsed this run by a fallback
     failures: list[dict] = field(default_factory=list)
     # the documents they gave: rows added or re-parsed; then every document's status
     added: int = 0
@@ -55,7 +59,9 @@ def doc_id(url: str) -> str:
 
 
 def source_fingerprint(source: Source, version: str) -> str:
-    relevant = {k: v for k, v in source.model_dump(mode="json").items() if k in {"kind", "collection", "selectors", "documents"}}
+    # the name too: a page that moves to another source (advisor/ingest/scopes.py) is cleaned again
+    relevant = {k: v for k, v in source.model_dump(mode="json").items()
+                if k in {"name", "kind", "collection", "selectors", "documents"}}
     return text_hash(version + json.dumps(relevant, sort_keys=True))[:16]
 
 
@@ -67,6 +73,12 @@ def _document_kind(source_kind: str, doc_format: str) -> str:
 
 def parse_raw(raw: dict, body: bytes, source: Source) -> list[dict]:
     """The document rows (without lineage columns) that one fetched body yields."""
+    return _parse(raw, body, source)[0]
+
+
+def _parse(raw: dict, body: bytes, source: Source) -> tuple[list[dict], str | None]:
+    """The document rows, and the fallback that gave a page's text when the source's content
+    selector matched nothing on it (None otherwise)."""
     kind = _document_kind(source.kind, raw["doc_format"])
     if kind == "pdf":
         parsed = pdf_text.extract_pdf(body)
@@ -74,18 +86,20 @@ def parse_raw(raw: dict, body: bytes, source: Source) -> list[dict]:
             "url": raw["url"], "kind": kind, "title": parsed.title, "text": parsed.text,
             "lang": html_text.detect_lang(parsed.text),
             "page_spans": [{"page": p, "start_offset": s, "end_offset": e} for p, s, e in parsed.page_spans],
-        }]
+        }], None
     html, _ = encoding.decode_html(body, raw["content_type"])
     if kind == "faq":
         entries = faq.split_faq(html, raw["url"], source.selectors)
         if not entries:
             raise DocumentError("no_faq_items", "no FAQ entries found with the source's selectors")
+        # only the title and breadcrumbs come from here: the entries' text does not depend on
+        # the content selector, so its fallback is not reported for an FAQ page
         page = html_text.extract_page(html, raw["url"], source.selectors)
         return [{
             "url": e.url, "kind": kind, "title": e.question, "question": e.question, "answer": e.answer,
             "text": f"{e.question}\n\n{e.answer}", "position": e.position, "breadcrumbs": page.breadcrumbs,
             "headings": [page.title] if page.title else [], "lang": html_text.detect_lang(e.question + e.answer),
-        } for e in entries]
+        } for e in entries], None
     page = html_text.extract_page(html, raw["url"], source.selectors)
     published = page.date
     if kind == "notice" and published is None:
@@ -93,7 +107,7 @@ def parse_raw(raw: dict, body: bytes, source: Source) -> list[dict]:
     return [{
         "url": raw["url"], "kind": kind, "title": page.title, "breadcrumbs": page.breadcrumbs,
         "headings": page.headings, "text": page.text, "lang": page.lang, "published_on": published,
-    }]
+    }], page.content_fallback
 
 
 def _with_lineage(row: dict, raw: dict, run_id: str, version: str) -> dict:
@@ -182,7 +196,7 @@ def _clean_one(store, raw, source, fingerprint, run_id, version, existing, repor
     mark = {"source_url": raw["url"], "content_hash": raw["content_hash"], "fingerprint": fingerprint,
             "outcome": "ok", "reason": None, "documents": 0, "run_id": run_id}
     try:
-        rows = parse_raw(raw, store.get(raw["content_hash"]), source)
+        rows, fallback = _parse(raw, store.get(raw["content_hash"]), source)
     except (DocumentError, FileNotFoundError) as exc:
         reason = getattr(exc, "reason", "missing_raw_bytes")
         failure = {
@@ -196,6 +210,9 @@ def _clean_one(store, raw, source, fingerprint, run_id, version, existing, repor
         return  # the documents this page produced before stay as they were
     # Entries a page no longer has are kept and marked removed by the status pass, not deleted.
     batch.documents.extend(_with_lineage(r, raw, run_id, version) for r in rows)
+    if fallback is not None:
+        report.content_fallbacks[source.name] += 1
+        mark["reason"] = CONTENT_SELECTOR_MISSED
     batch.cleaned.append({**mark, "documents": len(rows)})
     if existing[raw["url"]]:
         report.changed += len(rows)

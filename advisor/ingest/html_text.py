@@ -34,6 +34,9 @@ class ParsedPage:
     text: str
     date: dt.date | None
     lang: str
+    # the configured content selector matched nothing with text, so the text came from this
+    # fallback instead (a default content selector, or "body"); None when it matched or none is set
+    content_fallback: str | None = None
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -514,13 +517,15 @@ def _breadcrumb_items(node: LexborNode) -> list[str]:
     return crumbs
 
 
-def _content_root(tree: LexborHTMLParser, selector: str | None) -> LexborNode:
-    # A configured selector that matches nothing falls back to the defaults: sites mix templates.
+def _content_root(tree: LexborHTMLParser, selector: str | None) -> tuple[LexborNode, str]:
+    """The content element and the selector that found it ("body" for the whole page).
+    A configured selector that matches nothing falls back to the defaults (sites mix templates);
+    the caller reports the fallback."""
     for candidate in ((selector,) if selector else ()) + DEFAULT_CONTENT:
         node = css_first(tree, candidate)
         if node is not None and node.text(strip=True):
-            return node
-    return tree.body or tree.root
+            return node, candidate
+    return (tree.body, "body") if tree.body is not None else (tree.root, "html")
 
 
 _TITLE_SUFFIX = (" | ", " :: ", " - ", " – ", " — ")
@@ -557,7 +562,7 @@ def extract_page(html: str, url: str, selectors: Selectors) -> ParsedPage:
     breadcrumbs = _breadcrumb_items(crumb_node) if crumb_node is not None else []
     date = _read_date(tree, selectors.date)
 
-    content = _content_root(tree, selectors.content)
+    content, found_by = _content_root(tree, selectors.content)
     if crumb_node is not None and not same(crumb_node, content) and _contains(content, crumb_node):
         crumb_node.decompose()
     remove_boilerplate(content, selectors.remove)
@@ -571,7 +576,8 @@ def extract_page(html: str, url: str, selectors: Selectors) -> ParsedPage:
         title_tag = tree.css_first("title")
         page_title = _strip_site_suffix(_collapse(title_tag.text()).strip()) if title_tag else ""
         title = first_h1 or page_title or (headings[0] if headings else "")
-    return ParsedPage(title, breadcrumbs, headings, text, date, detect_lang(title + "\n" + text))
+    fallback = found_by if selectors.content and found_by != selectors.content else None
+    return ParsedPage(title, breadcrumbs, headings, text, date, detect_lang(title + "\n" + text), fallback)
 
 
 def extract_links(html: str, base_url: str) -> list[str]:

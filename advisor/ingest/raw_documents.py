@@ -5,20 +5,26 @@ it was (same fetch time, same run id), so a no-change re-run leaves the table id
 marked removed only when the server says it is gone (404/410), when it now redirects elsewhere, or
 when the config or robots.txt no longer covers it; a failed fetch never loses what is stored. Each
 source's rows, crawl log and fetch history (`raw_document_versions`) are written in one transaction.
+
+Sources may overlap (a `pages` source seeded at the site root reaches the FAQ's and the notices'
+pages): each URL is crawled by the one source that owns it (advisor/ingest/scopes.py), whichever
+source reaches it, and every URL a source reached but left to another is reported as an `Overlap`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 import duckdb
 
 from advisor.config import InstitutionConfig
 from advisor.ingest.crawler import Crawler, Fetch, KnownPage
 from advisor.ingest.raw_store import RawStore
+from advisor.ingest.scopes import Overlap, Scopes
 from advisor.lakehouse.history import RAW, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
 
@@ -32,6 +38,8 @@ class CrawlReport:
     removed: list[str] = field(default_factory=list)
     truncated_sources: list[str] = field(default_factory=list)
     versions: Counter = field(default_factory=Counter)  # fetch versions opened / retired
+    overlaps: list[Overlap] = field(default_factory=list)  # URLs a source reached but another owns
+    unreachable: dict[str, list[str]] = field(default_factory=dict)  # host -> the sources it stopped
 
     def counts(self) -> dict:
         return {
@@ -110,13 +118,43 @@ def crawl_institution(
 ) -> CrawlReport:
     report = CrawlReport()
     crawler = Crawler(config.crawl, store, on_fetch=on_fetch)
+    scopes = Scopes(config.sources)
+    sources = {s.name: s for s in config.sources}
     claimed: set[str] = set()
-    for source in config.sources:
+    taken: Counter = Counter()  # URLs per source: its max_pages holds across its passes
+    handed: dict[str, list[str]] = defaultdict(list)  # source -> URLs others reached that it owns
+    unreachable: dict[str, set[str]] = defaultdict(set)
+    overlaps: set[Overlap] = set()
+
+    def crawl_one(source, seeds=None) -> None:
         known, state = _known_pages(con, source.name)
-        crawl = crawler.crawl(source, known, claimed)
-        if crawl.truncated:
+        crawl = crawler.crawl(source, known, claimed, owner=scopes.owner, seeds=seeds,
+                              budget=None if seeds is None else source.max_pages - taken[source.name])
+        taken[source.name] += crawl.taken
+        if crawl.truncated and source.name not in report.truncated_sources:
             report.truncated_sources.append(source.name)
+        for url, owner in crawl.handoffs.items():
+            overlap = scopes.overlap(url, source.name)
+            if overlap not in overlaps:
+                overlaps.add(overlap)
+                report.overlaps.append(overlap)
+            if url not in claimed and url not in handed[owner]:
+                handed[owner].append(url)
+        for fetch in crawl.fetches:
+            if fetch.reason == "unreachable":
+                unreachable[urlsplit(fetch.url).netloc].add(source.name)
         _persist(con, crawl.fetches, state, source.kind, source.collection, store, run_id, report)
+
+    for source in config.sources:
+        crawl_one(source)
+    # Then each source continues from the URLs others reached that it did not: handed on until
+    # none is left (a URL is fetched once in a run, and only fetched pages hand URLs on).
+    while handed:
+        name, urls = handed.popitem()
+        urls = [u for u in urls if u not in claimed]
+        if urls:
+            crawl_one(sources[name], urls)
+    report.unreachable = {host: sorted(names) for host, names in sorted(unreachable.items())}
     return report
 
 

@@ -87,16 +87,21 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, results: Sequence[run
 
 
 def run_benchmark(con: duckdb.DuckDBPyConnection, advisor, config, run_id: str, *, llm_client=None,
-                  llm_missing: str | None = None) -> Outcome:
+                  llm_missing: str | None = None, build=None) -> Outcome:
     """Generate the messages for the advisor's build, run them once, score and record them;
     reuse the recorded run when build, code, config, messages and LLM are all unchanged.
-    `llm_client` (advisor.llm.client.LLMClient): the LLM writes more messages and judges the
-    answers. `llm_missing`: without one, why (recorded on the LLM metrics' rows)."""
+    `advisor`: the engine, or a function that opens it, called only when the run is not reused
+    (opening one starts Kiwi: seconds a no-change re-run need not spend); then `build` is the
+    index build it will serve. `llm_client` (advisor.llm.client.LLMClient): the LLM writes more
+    messages and judges the answers. `llm_missing`: without one, why (recorded on the LLM
+    metrics' rows)."""
     eval_store.ensure_schema(con)
-    messages = messages_module.generate(advisor.build, config.institution)
+    if build is None:
+        build = advisor.build
+    messages = messages_module.generate(build, config.institution)
     tasks, report = [], None
     if llm_client is not None:
-        written, written_report, tasks = llm_messages.write_messages(llm_client, con, advisor.build,
+        written, written_report, tasks = llm_messages.write_messages(llm_client, con, build,
                                                                      config.institution, messages)
         messages = messages + written
         report = {"requests": written_report.requests, "request_failures": dict(written_report.failed),
@@ -104,14 +109,16 @@ def run_benchmark(con: duckdb.DuckDBPyConnection, advisor, config, run_id: str, 
     digest = messages_module.messages_hash(messages)
     code = dialogue_code_version()
     llm_tag = f"{llm_client.model}|{llm_messages.PROMPT_VERSION}|{judge_module.PROMPT_VERSION}" if llm_client else None
-    key = fingerprint(advisor.build_id, config.fingerprint(), digest, code, llm_tag)
+    key = fingerprint(build.build_id, config.fingerprint(), digest, code, llm_tag)
     if (seen := find_run(con, key)) is not None:
         _record_usage(tasks, run_id)
-        return Outcome(seen, True, advisor.build_id, len(messages), metrics_of(con, seen), report)
+        return Outcome(seen, True, build.build_id, len(messages), metrics_of(con, seen), report)
+    if callable(advisor):
+        advisor = advisor()
     results = runner.run(advisor, messages)
     if llm_client is not None:
         results, judge_failures, judge_task = judge_module.judge(
-            results, llm_client, con, judge_module.cited_texts(advisor.build, results))
+            results, llm_client, con, judge_module.cited_texts(build, results))
         tasks.append(judge_task)
         report["judge_failures"] = dict(judge_failures)
     scores = metrics.compute(results, llm_missing=None if llm_client is not None else (llm_missing or NO_LLM))
@@ -119,11 +126,11 @@ def run_benchmark(con: duckdb.DuckDBPyConnection, advisor, config, run_id: str, 
         failed = sum(report["request_failures"].values())
         scores.append({"metric": "llm_message_failures", "scope": "all", "value": float(failed),
                        "n": report["requests"], "missing": None})
-    write_run(con, run_id, results, scores, build_id=advisor.build_id, institution=config.institution,
+    write_run(con, run_id, results, scores, build_id=build.build_id, institution=config.institution,
               messages_hash=digest, code=code, fingerprint_=key,
               gold_from=GOLD_FROM_LLM if llm_client is not None else GOLD_FROM)
     _record_usage(tasks, run_id)
-    return Outcome(run_id, False, advisor.build_id, len(messages), scores, report)
+    return Outcome(run_id, False, build.build_id, len(messages), scores, report)
 
 
 def _record_usage(tasks, run_id: str) -> None:

@@ -1,7 +1,18 @@
-"""The student-facing HTTP API (FastAPI) and its web page; see app.create_app."""
+"""The student-facing HTTP API (FastAPI) and its web page; see app.create_app.
 
-from serving.api.app import create_app
-from serving.api.holder import AdvisorHolder
-from serving.api.settings import ServingSettings
+The names below are imported on first use: `advisor ask --server` uses this package's small
+modules (remote.py, terminal.py) without paying for FastAPI."""
 
-__all__ = ["create_app", "AdvisorHolder", "ServingSettings"]
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {"create_app": "serving.api.app", "AdvisorHolder": "serving.api.holder",
+            "ServingSettings": "serving.api.settings"}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,13 +26,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from serving.api.bodylimit import BodySizeLimit
 from serving.api.errors import ApiError, api_error_response, error_response
-from serving.api.guards import RateLimit, SecurityHeaders
+from serving.api.guards import LastResort, RateLimit, SecurityHeaders
 from serving.api.holder import AdvisorHolder
 from serving.api.logs import install_access_log_redaction
 from serving.api.models import (ERROR_RESPONSES, AnswerReply, AskReply, ChatRequest, ErrorBody, Health,
                                 IndexInfo, SourceOut)
 from serving.api.ratelimit import RateLimiter
-from serving.api.sessions import SessionStore
+from serving.api.sessions import open_session_store
 from serving.api.settings import ServingSettings
 from serving.dialogue.engine import DialogueInputError
 
@@ -45,12 +45,24 @@ NO_BUILD = "no index build is loaded yet (run `advisor materialize`, then wait f
 CHUNK_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
+class _GuardedFastAPI(FastAPI):
+    """FastAPI with our layers outside Starlette's error middleware, which `add_middleware` cannot
+    reach: without them a 500 carries no security headers and its exception reaches the server."""
+
+    def __init__(self, *args, outer: Callable[[Any], Any], **kwargs):
+        self._outer = outer
+        super().__init__(*args, **kwargs)
+
+    def build_middleware_stack(self):
+        return self._outer(super().build_middleware_stack())
+
+
 def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: ServingSettings | None = None,
                *, clock: Callable[[], float] = time.monotonic) -> FastAPI:
     settings = settings or ServingSettings()
     holder = (holder_or_loader if hasattr(holder_or_loader, "current")
               else AdvisorHolder(holder_or_loader, None, settings.reload_interval))
-    sessions = SessionStore(settings.ttl, settings.max_sessions, clock)
+    sessions = open_session_store(settings.session_store, settings.ttl, settings.max_sessions, clock)
     install_access_log_redaction()
 
     @asynccontextmanager
@@ -61,7 +73,8 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
         finally:
             holder.stop()
 
-    app = FastAPI(
+    app = _GuardedFastAPI(
+        outer=lambda inner: LastResort(SecurityHeaders(inner, source_origins=lambda: _source_origins(serving_advisor()))),
         title="Academic advising assistant",
         version="1",
         description="Profile-aware advising: ask a question; the assistant asks only for the profile "
@@ -87,33 +100,33 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     def chat(body: ChatRequest) -> JSONResponse:
         message, profile = _checked_turn(body, settings)
         advisor = serving_advisor()
-        if body.session_id is None:
-            session_id, entry = sessions.add(advisor.new_session())
-            is_new = True
-        else:
-            session_id, entry, is_new = body.session_id, sessions.get(body.session_id), False
-            if entry is None:
-                raise ApiError(404, "unknown_session", "this conversation expired or was forgotten; start a new one",
-                               "session_id")
         try:
-            with entry.lock:  # one request at a time per session; different sessions run in parallel
-                reply = advisor.respond(entry.session, message=message, profile=profile)
+            if body.session_id is None:  # stored once it has answered: a failed first turn leaves nothing
+                session = advisor.new_session()
+                reply = advisor.respond(session, message=message, profile=profile)
+                session_id = sessions.add(session)
+            else:
+                session_id = body.session_id
+                # one request at a time per session, across workers when the store is shared;
+                # different sessions run in parallel
+                with sessions.checkout(session_id) as entry:
+                    if entry is None:
+                        raise ApiError(404, "unknown_session",
+                                       "this conversation expired or was forgotten; start a new one", "session_id")
+                    reply = advisor.respond(entry.session, message=message, profile=profile)
+        except ApiError:  # 404 above; 503 session_store_unavailable from a shared store
+            raise
         except DialogueInputError as exc:
-            if is_new:
-                sessions.delete(session_id)
             raise ApiError(422, "invalid_input", str(exc), getattr(exc, "field", None)) from None
         except Exception as exc:
-            if is_new:
-                sessions.delete(session_id)
             log.error("engine failure on /v1/chat: %s", _where(exc))
             raise ApiError(500, "engine_error", "the assistant failed to answer; please try again") from None
-        sessions.touch(session_id)
         return JSONResponse(_with_snapshots(reply.as_api(session_id), advisor))
 
     @app.delete("/v1/sessions/{session_id}", status_code=204, responses={404: ERROR_RESPONSES[404]},
                 summary="Forget a conversation (and its profile) now")
     def forget(session_id: str) -> Response:
-        if not sessions.delete(session_id):
+        if not sessions.delete(session_id):  # SessionStoreUnavailable: 503
             raise ApiError(404, "unknown_session", "no such conversation (expired or already forgotten)", "session_id")
         return Response(status_code=204)
 
@@ -141,7 +154,8 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
 
     @app.get("/healthz", response_model=Health, responses={503: ERROR_RESPONSES[503]},
              summary="200 when an index build is loaded")
-    def healthz() -> JSONResponse:
+    async def healthz() -> JSONResponse:
+        # async: answered on the event loop, never queued behind dialogue work in the thread pool
         advisor = serving_advisor()
         return JSONResponse({"status": "ok", "build_id": advisor.build_id})
 
@@ -153,9 +167,19 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
 
     # Added last = runs first: the rate limit and the size limit act before any body is parsed.
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(RateLimit, limiter=RateLimiter(settings.rate_per_minute, clock))
-    app.add_middleware(SecurityHeaders, source_origins=lambda: _source_origins(serving_advisor()))
+    app.add_middleware(RateLimit, limiter=_rate_limiter(settings, sessions, clock))
     return app
+
+
+def _rate_limiter(settings: ServingSettings, sessions: Any, clock: Callable[[], float]) -> RateLimiter:
+    """Per process, or shared through the session store's Redis when there is one (several
+    workers or replicas then enforce one limit, not one each)."""
+    client = getattr(sessions, "client", None)
+    if client is not None:
+        from serving.api.ratelimit import SharedRateLimiter
+
+        return SharedRateLimiter(settings.rate_per_minute, client)
+    return RateLimiter(settings.rate_per_minute, clock)
 
 
 def _source_origins(advisor: Any) -> tuple[str, ...]:

@@ -14,6 +14,23 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from serving.api.errors import error_body
 
 _WITH_BODY = {"POST", "PUT", "PATCH", "DELETE"}
+# A client still sending its body when the 413 comes and the connection closes sees a broken pipe
+# (or a reset), not the 413. Bodies up to this size are read and dropped first, so the client can
+# read why; beyond it, reading would cost more than the client deserves.
+DRAIN_LIMIT = 4 * 1024 * 1024
+
+
+async def _drained(receive: Receive) -> bool:
+    """Reads and drops the rest of the body, up to DRAIN_LIMIT; False when the client left."""
+    size = 0
+    while size <= DRAIN_LIMIT:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return False
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return True
+    return True
 
 
 class BodySizeLimit:
@@ -24,7 +41,13 @@ class BodySizeLimit:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length")
+        if declared is not None and b"transfer-encoding" in headers:
+            # two framings of one body: what a proxy and this server each read as the body may
+            # differ (request smuggling); RFC 9112 §6.1 lets a server refuse it
+            await self._reject(send, 400, "bad_request", "Content-Length and Transfer-Encoding together")
+            return
         if declared is not None:
             try:
                 too_big = int(declared) > self.max_bytes
@@ -32,6 +55,8 @@ class BodySizeLimit:
                 await self._reject(send, 400, "bad_request", "Content-Length is not a number")
                 return
             if too_big:
+                if int(declared) <= DRAIN_LIMIT and not await _drained(receive):
+                    return
                 await self._reject_too_large(send)
                 return
         chunks, size = [], 0
@@ -42,6 +67,8 @@ class BodySizeLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
+                if message.get("more_body", False) and not await _drained(receive):
+                    return
                 await self._reject_too_large(send)
                 return
             chunks.append(chunk)

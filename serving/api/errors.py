@@ -12,10 +12,16 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.field, self.headers = status, code, message, field, headers
 
 
+def printable(text: str) -> str:
+    """The text with lone surrogates (which JSON can carry but UTF-8 cannot) as U+FFFD: an error
+    that names a field a client sent ("profile.\\ud800") must still be sendable."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def error_body(code: str, message: str, field: str | None = None) -> dict:
-    error = {"code": code, "message": message}
+    error = {"code": code, "message": printable(message)}
     if field is not None:
-        error["field"] = field
+        error["field"] = printable(field)
     return {"error": error}
 
 

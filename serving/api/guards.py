@@ -4,6 +4,7 @@ headers every reply carries (no caching of API replies: they can hold a profile)
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Iterable
 
@@ -76,3 +77,34 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class LastResort:
+    """The outermost layer: an exception that escaped the app is answered with the API's JSON 500
+    (when nothing was sent yet) and never re-raised. Starlette's own error middleware answers
+    first and re-raises to the server, whose log would print a traceback, and a traceback's
+    messages can quote what a student sent; the app's handler has already logged the type and
+    place."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception as exc:  # noqa: BLE001 - the last resort, by design
+            if scope["type"] != "http":
+                raise
+            logging.getLogger("serving.api").debug("exception after the error response: %s", type(exc).__name__)
+            if not started:
+                payload = json.dumps(error_body("internal_error", "internal error")).encode()
+                await send({"type": "http.response.start", "status": 500, "headers": [
+                    (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+                await send({"type": "http.response.body", "body": payload})

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
 ProfileValue = StrictStr | StrictInt | None  # an option's value; null means "don't know"
+NOT_UNICODE = "contains a lone surrogate (\\ud800-\\udfff), which is not a character"
+
+
+def _is_unicode(text: str) -> bool:
+    """JSON's \\uXXXX escapes can spell half a surrogate pair, which no UTF-8 text holds: refused
+    here, before the engine (or a log, or a response) has to encode it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class ChatRequest(BaseModel):
@@ -23,6 +34,21 @@ class ChatRequest(BaseModel):
     message: StrictStr | None = Field(None, description="the student's question (non-empty, length-limited)")
     profile: dict[str, ProfileValue] | None = Field(
         None, description="attribute -> an option's value from the questions asked; null = don't know")
+
+    @field_validator("session_id", "message")
+    @classmethod
+    def _text_is_unicode(cls, value: str | None) -> str | None:
+        if value is not None and not _is_unicode(value):
+            raise ValueError(NOT_UNICODE)
+        return value
+
+    @field_validator("profile")
+    @classmethod
+    def _profile_is_unicode(cls, value: dict | None) -> dict | None:
+        for key, answer in (value or {}).items():
+            if not _is_unicode(key) or (isinstance(answer, str) and not _is_unicode(answer)):
+                raise ValueError(NOT_UNICODE)
+        return value
 
 
 class OptionOut(BaseModel):
@@ -119,6 +145,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         422: "invalid request (the `field` names what was wrong)",
         429: "too many requests from this client (see Retry-After)",
         500: "the engine failed",
-        503: "no index build loaded yet",
+        503: "no index build loaded yet (`no_build`), or the shared session store is unreachable "
+             "(`session_store_unavailable`)",
     }.items()
 }

@@ -43,3 +43,46 @@ class RateLimiter:
     def _prune(self, now: float) -> None:
         full_after = 60.0  # an empty bucket is full again after a minute
         self._buckets = {c: (t, at) for c, (t, at) in self._buckets.items() if now - at < full_after}
+
+
+# The same token bucket, kept in Redis so every worker and replica draws from one bucket per
+# client (per process, N workers would allow N times the limit). Redis's clock, not each
+# machine's, so replicas agree. The client address is hashed: the key says which bucket, not who.
+_TAKE_TOKEN = """
+local capacity, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = math.min(capacity, (tonumber(state[1]) or capacity) + (now - (tonumber(state[2]) or now)) * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(capacity / rate) + 1)
+return tostring(wait)
+"""
+
+
+class SharedRateLimiter(RateLimiter):
+    """RateLimiter over a Redis client (the session store's). When Redis fails, the request is let
+    through: the limit protects the engine, and a dialogue turn answers 503 on its own."""
+
+    PREFIX = "advisor:r:"
+
+    def __init__(self, per_minute: int, client):
+        super().__init__(per_minute)
+        self._client = client
+        self._take = client.register_script(_TAKE_TOKEN) if per_minute > 0 else None
+
+    def check(self, client: str) -> float | None:
+        if self._take is None:
+            return None
+        import hashlib
+
+        import redis
+
+        key = self.PREFIX + hashlib.sha256(client.encode("utf-8", "replace")).hexdigest()[:32]
+        try:
+            wait = float(self._take(keys=[key], args=[self.per_minute, self._refill_per_second]))
+        except redis.RedisError:
+            return None
+        return wait if wait > 0 else None

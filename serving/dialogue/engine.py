@@ -28,6 +28,7 @@ import logging
 import re
 import threading
 import time
+import weakref
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
@@ -141,8 +142,8 @@ class Advisor:
                                                                              self.params)
         # A message is read (Kiwi) and embedded once, however many tiers and turns look at it; per
         # Advisor, so a build swap (a new embedder) never reuses an old vector.
-        self._message_terms = lru_cache(maxsize=1024)(self._read_message)
-        self._faq_vector = lru_cache(maxsize=1024)(self._embed_message)
+        self._message_terms = _memo(self._read_message, 1024)
+        self._faq_vector = _memo(self._embed_message, 1024)
         self.llm = llm
         self.router = router or IntentRouter()
         self.faq_store = faq_store
@@ -324,7 +325,8 @@ class Advisor:
         pending.relevant |= set(attributes)
         if count:
             pending.questions_so_far += len(attributes)
-            pending.trace["questions"].extend({"attribute": a, "reason": reason} for a in attributes)
+            # setdefault: a session restored from a shared store keeps no evaluation trace (session.py)
+            pending.trace.setdefault("questions", []).extend({"attribute": a, "reason": reason} for a in attributes)
         session.pending = pending
         questions = [profiling.question_for(a, self.schema, reason, self.values_with_documents.get(a))
                      for a in attributes]
@@ -410,15 +412,17 @@ class Advisor:
                                      query_tokens=self._message_terms(query)[1])
 
     def _retrieve(self, pending: Pending, session: Session, today: date, hard: bool = True) -> RetrievalResult:
-        if "time_sensitive_llm" not in pending.trace:  # one LLM decision per question, not per retrieval
+        # one LLM decision per question, not per retrieval (a shared session store keeps it: session.TRACE_STATE)
+        if "time_sensitive_llm" not in pending.trace:
             classifier = self.llm.time_classifier
             pending.trace["time_sensitive_llm"] = (classifier.classify([pending.message])[0]
                                                    if classifier is not None else None)
         time_sensitive = pending.trace["time_sensitive_llm"]  # None: the word rule decides
         result = self.retrieve(pending.query, session.known, soft=pending.relevant, hard=hard,
                                time_sensitive=time_sensitive, today=today)
-        pending.trace["retrievals"].append({"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
-                                            "doc_urls": [c.doc_url for c in result.chunks]})
+        retrieved = {"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
+                     "doc_urls": [c.doc_url for c in result.chunks]}
+        pending.trace.setdefault("retrievals", []).append(retrieved)
         pending.trace["last_retrieval"] = result
         return result
 
@@ -666,6 +670,19 @@ def _short(question: str) -> str:
 def load_thresholds(build_dir: Path) -> dict:
     path = Path(build_dir) / SERVING_FILE
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def _memo(method, maxsize: int):
+    """An LRU cache of a bound method that does not hold its object: `lru_cache(self.method)`
+    stored on self is a reference cycle, so a swapped-out Advisor (its build's matrices, ~48 MB
+    on the demo) stayed in memory until a full garbage collection."""
+    method_ref = weakref.WeakMethod(method)
+
+    @lru_cache(maxsize=maxsize)
+    def cached(*args):
+        return method_ref()(*args)
+
+    return cached
 
 
 def open_advisor(builds_root: Path, config: InstitutionConfig, llm_settings=None, *, tokenizer=None,

@@ -1,10 +1,18 @@
-"""One conversation's state, in memory only (docs/method.md §A online step 9: the profile lives for the
-session and is discarded afterwards). Plain data: it survives an index-build swap unchanged."""
+"""One conversation's state, held for the session only (docs/method.md §A online step 9: the profile
+lives for the session and is discarded afterwards). Plain data: it survives an index-build swap
+unchanged, and `to_dict` / `from_dict` carry it through a shared session store as JSON."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+# The shape of `Session.to_dict`; a record of another shape (another release's) is refused, never misread.
+FORMAT = 1
+# The one trace entry the engine reads back on a later turn: its single time-sensitivity decision per
+# question (an LLM call when configured). Everything else in a trace is for evaluation and is not stored.
+TRACE_STATE = ("time_sensitive_llm",)
 
 
 @dataclass
@@ -31,6 +39,18 @@ class Pending:
     def query(self) -> str:
         return self.search_text or self.message
 
+    def to_dict(self) -> dict:
+        return {"message": self.message, "intent": self.intent, "stage": self.stage, "asked": list(self.asked),
+                "questions_so_far": self.questions_so_far, "relevant": sorted(self.relevant),
+                "trace": {name: self.trace[name] for name in TRACE_STATE if name in self.trace},
+                "search_text": self.search_text, "differing": sorted(self.differing)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Pending:
+        return cls(message=data["message"], intent=data["intent"], stage=data["stage"], asked=tuple(data["asked"]),
+                   questions_so_far=int(data["questions_so_far"]), relevant=frozenset(data["relevant"]),
+                   trace=dict(data["trace"]), search_text=data["search_text"], differing=frozenset(data["differing"]))
+
 
 @dataclass
 class Session:
@@ -41,3 +61,20 @@ class Session:
 
     def settled(self, attribute: str) -> bool:
         return attribute in self.known or attribute in self.declined
+
+    def to_dict(self) -> dict:
+        """JSON-able (known values are option strings or whole numbers); `from_dict` gives it back."""
+        return {"format": FORMAT, "known": dict(self.known), "declined": sorted(self.declined),
+                "pending": None if self.pending is None else self.pending.to_dict(), "turns": self.turns}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Session:
+        """ValueError for a record that is not `to_dict`'s current shape."""
+        if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+            raise ValueError(f"not a session record of format {FORMAT}")
+        try:
+            pending = None if data["pending"] is None else Pending.from_dict(data["pending"])
+            return cls(known=dict(data["known"]), declined=set(data["declined"]), pending=pending,
+                       turns=int(data["turns"]))
+        except (KeyError, TypeError):
+            raise ValueError("a session record with a missing or malformed field") from None

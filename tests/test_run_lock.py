@@ -1,0 +1,156 @@
+"""One materialization per warehouse, and no run left behind by a killed one (cli/run_lock.py):
+the lock, the dead-run recovery on a real Dagster instance, and a real `advisor materialize`
+killed with SIGKILL mid-run, then run again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cli.main import EXIT_RUN_IN_PROGRESS, main
+from cli.run_lock import RUN_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs, this_process
+from tests.conftest import demo_config_on_port, free_port
+
+POOL = "lakehouse"
+
+
+def _dead_pid() -> int:
+    """A pid that belonged to a process that has ended."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_second_holder_is_told_who_holds_the_warehouse(tmp_path):
+    with (exclusive_warehouse(tmp_path), pytest.raises(RunInProgress, match=rf"pid {os.getpid()} on .*started"),
+          exclusive_warehouse(tmp_path)):
+        pass
+    with exclusive_warehouse(tmp_path):  # released at the end of the block
+        pass
+
+
+def test_waiting_says_so_once_and_proceeds_when_the_holder_ends(tmp_path, monkeypatch):
+    monkeypatch.setattr("cli.run_lock.WAIT_POLL_SECONDS", 0.05)
+    told, entered = [], threading.Event()
+    holding = threading.Event()
+
+    def hold():
+        with exclusive_warehouse(tmp_path):
+            holding.set()
+            time.sleep(0.4)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait(5)
+    with exclusive_warehouse(tmp_path, wait=True, on_wait=told.append):
+        entered.set()
+    holder.join()
+    assert entered.is_set() and len(told) == 1 and isinstance(told[0], RunInProgress)
+
+
+def test_the_lock_dies_with_its_holder(tmp_path):
+    """SIGKILL leaves no stale lock: the kernel releases a dead process's flock."""
+    code = ("import sys, time; from cli.run_lock import exclusive_warehouse\n"
+            f"with exclusive_warehouse({str(tmp_path)!r}):\n    print('held', flush=True); time.sleep(60)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(__file__).parents[1])
+    assert child.stdout.readline().strip() == "held"
+    with pytest.raises(RunInProgress, match=f"pid {child.pid}"), exclusive_warehouse(tmp_path):
+        pass
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    with exclusive_warehouse(tmp_path):
+        pass
+
+
+def test_dead_runs_are_failed_and_their_slots_freed_live_ones_and_the_uis_left_alone(tmp_path):
+    from dagster import DagsterRunStatus
+    from dagster._core.test_utils import create_run_for_test, instance_for_test
+
+    with instance_for_test(temp_dir=str(tmp_path)) as instance:
+        storage = instance.event_log_storage
+        storage.set_concurrency_slots(POOL, 1)
+        dead = create_run_for_test(instance, status=DagsterRunStatus.STARTED,
+                                   tags={RUN_TAG: f"{_dead_pid()}@{this_process().partition('@')[2]}"})
+        alive = create_run_for_test(instance, status=DagsterRunStatus.STARTED, tags={RUN_TAG: this_process()})
+        from_ui = create_run_for_test(instance, status=DagsterRunStatus.STARTED)
+        assert storage.claim_concurrency_slot(POOL, dead.run_id, "chunks").is_claimed
+        # the slot is held: another run's step cannot claim it (what spun forever before)
+        assert not storage.claim_concurrency_slot(POOL, alive.run_id, "documents").is_claimed
+
+        lines = recover_dead_runs(instance)
+
+        assert len(lines) == 1 and dead.run_id[:8] in lines[0] and "pool slots freed" in lines[0]
+        assert instance.get_run_by_id(dead.run_id).status == DagsterRunStatus.FAILURE
+        assert instance.get_run_by_id(alive.run_id).status == DagsterRunStatus.STARTED
+        assert instance.get_run_by_id(from_ui.run_id).status == DagsterRunStatus.STARTED
+        assert dead.run_id not in storage.get_concurrency_run_ids()
+        assert recover_dead_runs(instance) == []  # idempotent
+
+
+@pytest.mark.e2e
+def test_a_materialize_killed_mid_run_does_not_block_the_next(tmp_path, monkeypatch):
+    """kill -9 while a step holds the lakehouse pool slot; the next materialize says what it
+    recovered and completes, with no manual step (before: it spun in the slot claim forever)."""
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    config = demo_config_on_port(tmp_path, free_port(), max_pages=6)
+    warehouse = tmp_path / "warehouse"
+    command = [sys.executable, "-m", "cli", "materialize", "--config", str(config), "--warehouse", str(warehouse),
+               "--select", "raw_documents"]
+    environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    first = subprocess.Popen(command, cwd=Path(__file__).parents[1], env=environment,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert _wait_for_a_claimed_slot(warehouse, first), "the first run never claimed its pool slot"
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+
+    # a concurrent start is refused at once while a holder lives; here the holder is dead
+    second = subprocess.run(command, cwd=Path(__file__).parents[1], env=environment, capture_output=True,
+                            text=True, timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "recovered:" in second.stderr and "marked failed" in second.stderr
+
+
+def _wait_for_a_claimed_slot(warehouse: Path, process: subprocess.Popen, timeout: float = 120.0) -> bool:
+    from dagster import DagsterInstance
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        if (warehouse / "dagster" / "dagster.yaml").exists():
+            with DagsterInstance.from_config(str(warehouse / "dagster")) as instance:
+                if instance.event_log_storage.get_concurrency_run_ids():
+                    return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_second_materialize_on_a_held_warehouse_exits_at_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    warehouse = tmp_path / "warehouse"
+    with exclusive_warehouse(warehouse):
+        started = time.monotonic()
+        assert main(["materialize", "--warehouse", str(warehouse), "--select", "raw_documents"]) == EXIT_RUN_IN_PROGRESS
+        assert time.monotonic() - started < 30  # said at once, not after the other run
+    assert "already running on this warehouse" in capsys.readouterr().err
+
+
+def test_make_ui_opens_the_dagster_home_of_the_clis_warehouse(tmp_path):
+    """`make ui` asks `python -m cli.dagster_home` for DAGSTER_HOME: with ADVISOR_WAREHOUSE set,
+    the UI shows that warehouse's runs, not the demo's."""
+    environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    environment["ADVISOR_WAREHOUSE"] = str(tmp_path / "elsewhere")
+    printed = subprocess.run([sys.executable, "-m", "cli.dagster_home"], env=environment, capture_output=True,
+                             text=True, check=True, cwd=Path(__file__).parents[1]).stdout.strip()
+    assert Path(printed) == (tmp_path / "elsewhere" / "dagster").resolve()
+    assert str(tmp_path / "elsewhere" / "dagster" / "storage") in (Path(printed) / "dagster.yaml").read_text()
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text()
+    assert 'DAGSTER_HOME="$$($(BIN)/python -m cli.dagster_home)"' in makefile
