@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo business readme-results test lint browser redis serve ui clean-warehouse
+.PHONY: demo business readme-results test lint browser redis postgres serve ui clean-warehouse
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,9 +26,9 @@ readme-results: $(STAMP)
 	$(BIN)/python -m eval.readme_results --warehouse warehouse --warehouse $(BUSINESS_WAREHOUSE)
 
 ## Lint (ruff), check the layers (import-linter contracts in pyproject.toml), run the test suite
-## (installs Chromium for the browser tests and redis-server for the shared-session tests first
-## when they are missing).
-test: $(STAMP) browser redis lint
+## (installs Chromium for the browser tests, redis-server for the shared-session tests and the
+## PostgreSQL server for the production-instance tests first when they are missing).
+test: $(STAMP) browser redis postgres lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -55,6 +55,18 @@ redis:
 	    apt-get update && apt-get install -y redis-server; \
 	  else \
 	    echo "note: redis-server is missing and this is not root: the shared-session tests will be skipped"; \
+	  fi; \
+	fi
+
+## Debian's PostgreSQL server for the production-instance tests (tests/test_postgres_instance.py
+## starts its own in a temporary folder on a free loopback port, as the `postgres` user when run as
+## root). Needs root; without it those tests are skipped with the reason.
+postgres:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    apt-get update && apt-get install -y postgresql; \
+	  else \
+	    echo "note: the PostgreSQL server is missing and this is not root: the production-instance tests will be skipped"; \
 	  fi; \
 	fi
 

@@ -48,7 +48,7 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
                 task.record_usage(context.run_id, "qa_benchmark")
                 return written, outcome
 
-        report = benchmark.write_benchmark(warehouse.root, build, tokenizer_for(config),
+        report = benchmark.write_benchmark(warehouse.root, build, None, open_tokenizer=lambda: tokenizer_for(config),
                                            code=BENCHMARK_CODE, rewrite=rewrite, rewriter=rewriter, truth=truth)
     metadata = {
         "dagster/row_count": report["instances"], "path": MetadataValue.path(report["path"]),

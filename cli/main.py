@@ -58,7 +58,8 @@ def materialize(args: argparse.Namespace) -> int:
             return 2
         selection = sorted(keys)
 
-    from cli.run_lock import RUN_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs, this_process
+    from cli.run_lock import (RUN_TAG, WAREHOUSE_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs,
+                              this_process)
 
     console.print(f"[bold]{config.institution}[/bold] → {warehouse}")
     started = time.monotonic()
@@ -67,7 +68,7 @@ def materialize(args: argparse.Namespace) -> int:
         with exclusive_warehouse(warehouse, wait=args.wait, on_wait=lambda busy: console.print(
                 f"[yellow]waiting:[/yellow] {busy}; this run starts when it ends (Ctrl-C to give up)")):
             instance = DagsterInstance.get()
-            for line in recover_dead_runs(instance):
+            for line in recover_dead_runs(instance, warehouse):
                 console.print(f"[yellow]recovered:[/yellow] {line}")
             with console.status("starting…") as status:
 
@@ -82,7 +83,7 @@ def materialize(args: argparse.Namespace) -> int:
                         asset_selection=selection,
                         raise_on_error=False,
                         run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
-                        tags={RUN_TAG: this_process()},
+                        tags={RUN_TAG: this_process(), WAREHOUSE_TAG: str(warehouse)},
                     )
                 finally:
                     progress.set_sink(None)

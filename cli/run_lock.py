@@ -13,7 +13,9 @@ materialize.lock` is released by the kernel when its holder dies, however it die
   the run says so before it proceeds.
 
 Runs launched from the Dagster UI run in their own processes under Dagster's run coordinator and
-are not touched: only runs tagged by this command (RUN_TAG) are ever declared dead.
+are not touched: only runs tagged by this command (RUN_TAG) are ever declared dead. An instance can
+hold several warehouses' runs (a shared DAGSTER_HOME, a Postgres instance: deploy/), and the lock
+speaks for one warehouse only: a run tagged with another warehouse (WAREHOUSE_TAG) is not ours.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 
 LOCK_FILE = "materialize.lock"
 RUN_TAG = "advisor/materialize_pid"  # pid@host of the materialize process that executes the run
+WAREHOUSE_TAG = "advisor/warehouse"  # the resolved warehouse folder the run writes
 WAIT_POLL_SECONDS = 2.0
 
 
@@ -104,10 +107,11 @@ def _alive(pid_at_host: str) -> bool:
     return True
 
 
-def recover_dead_runs(instance) -> list[str]:
-    """With the warehouse lock held: mark every in-progress run this command started, whose
-    process is gone, as failed, and free the pool slots it held; also free slots still held by
-    runs that have already finished. Returns one line per recovered run, for the user."""
+def recover_dead_runs(instance, warehouse: Path | None = None) -> list[str]:
+    """With the warehouse lock held: mark every in-progress run this command started on
+    `warehouse`, whose process is gone, as failed, and free the pool slots it held; also free
+    slots still held by runs that have already finished. Returns one line per recovered run, for
+    the user. Runs without a warehouse tag (made before it existed) count as this warehouse's."""
     from dagster import DagsterRunStatus, RunsFilter
     from dagster._core.storage.dagster_run import FINISHED_STATUSES
 
@@ -119,6 +123,8 @@ def recover_dead_runs(instance) -> list[str]:
         owner = run.tags.get(RUN_TAG)
         if owner is None or _alive(owner):
             continue  # not started by this command (the UI's runs), or still running
+        if warehouse is not None and run.tags.get(WAREHOUSE_TAG, str(warehouse)) != str(warehouse):
+            continue  # another warehouse's: our lock says nothing about its process (on another host)
         instance.report_run_failed(run, message=f"the materialize process ({owner}) died without ending "
                                                  "this run; marked failed by the next run")
         line = f"run {run.run_id[:8]} (process {owner}) had died mid-run: marked failed"

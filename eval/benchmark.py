@@ -399,11 +399,14 @@ BENCHMARK_FILE = "qa.jsonl"
 
 
 def write_benchmark(warehouse, build: IndexBuild, tokenizer, seed: int = 0,
-                    code: str = "", rewrite=None, rewriter: str = "", truth: Truth | None = None) -> dict:
+                    code: str = "", rewrite=None, rewriter: str = "", truth: Truth | None = None,
+                    open_tokenizer=None) -> dict:
     """`<warehouse>/benchmarks/qa.jsonl` for the build (written to a temp file, then renamed), unless
     the file already holds this build's benchmark from this code, truth, seed and rewriter. Returns
     the report. `rewrite(instances) -> (instances, report)`: the LLM's questions and reference
-    answers (eval/llm_benchmark.py); `rewriter` names it (model and prompt version) for the stamp."""
+    answers (eval/llm_benchmark.py); `rewriter` names it (model and prompt version) for the stamp.
+    `tokenizer` None and `open_tokenizer()` given: the tokenizer is started only when the file
+    must be written (Kiwi's seconds are not spent on a re-run that changes nothing)."""
     path = Path(warehouse) / BENCHMARK_DIR / BENCHMARK_FILE
     meta_path = path.with_suffix(".meta.json")
     stamp = {"build_id": build.build_id, "code": code, "seed": seed, "rewriter": rewriter or "template",
@@ -412,6 +415,8 @@ def write_benchmark(warehouse, build: IndexBuild, tokenizer, seed: int = 0,
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("stamp") == stamp:
             return {**meta["report"], "path": str(path), "written": False}
+    if tokenizer is None:
+        tokenizer = open_tokenizer()
     instances, report = synthesize(build, tokenizer, truth=truth, seed=seed)
     if rewrite is not None and instances:
         instances, report["rewritten"] = rewrite(instances)

@@ -146,9 +146,16 @@ def test_write_benchmark_skips_when_unchanged(demo, tmp_path):
     lines = (tmp_path / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == instances
     second = benchmark.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
+    opened = []  # what the asset passes: a tokenizer started only when the file must be written
+    assert not benchmark.write_benchmark(tmp_path, build, None, code="v1", truth=truth,
+                                         open_tokenizer=lambda: opened.append(1) or split)["written"]
+    assert opened == []
     assert not second["written"] and second["benchmark_hash"] == first["benchmark_hash"]
     assert benchmark.write_benchmark(tmp_path, build, split, code="v2", truth=truth)["written"]
     assert benchmark.write_benchmark(tmp_path, build, split, code="v2")["gold_from"] == "annotations"
+    assert benchmark.write_benchmark(tmp_path, build, None, code="v3", truth=truth,
+                                     open_tokenizer=lambda: opened.append(1) or split)["written"]
+    assert opened == [1]
 
 
 def test_the_benchmark_reads_documents_with_its_own_code():

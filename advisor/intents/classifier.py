@@ -17,15 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import joblib
-import sklearn
-from sklearn.calibration import CalibratedClassifierCV
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
-from sklearn.pipeline import FeatureUnion, Pipeline
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.svm import LinearSVC
-from threadpoolctl import ThreadpoolController
+from typing import TYPE_CHECKING
 
 from advisor.intents import INTENTS, coarse
 from advisor.intents.dataset import IntentExample
@@ -34,6 +26,11 @@ from advisor.intents.metrics import intent_report
 from advisor.intents.not_sure import choose_threshold
 from advisor.intents.seeds import form_key, site_key, stable_hash
 from advisor.versioning import code_version
+
+if TYPE_CHECKING:  # scikit-learn is imported where it is used: importing the pipeline's definitions
+    # (every `advisor materialize`, every Dagster code-location load) need not pay its second
+    from sklearn.pipeline import Pipeline
+    from threadpoolctl import ThreadpoolController
 
 MODEL_FILE = "intent_classifier.joblib"
 META_FILE = "intent_classifier.json"
@@ -45,9 +42,17 @@ THREADS = 1
 _THREADPOOLS: ThreadpoolController | None = None  # found once: scanning the loaded libraries costs ~8 ms
 
 
+def _sklearn_version() -> str:
+    import sklearn
+
+    return sklearn.__version__
+
+
 def _one_thread():
     global _THREADPOOLS
     if _THREADPOOLS is None:
+        from threadpoolctl import ThreadpoolController
+
         _THREADPOOLS = ThreadpoolController()
     return _THREADPOOLS.limit(limits=THREADS)
 MIN_EXAMPLES_PER_INTENT = 3  # the SVM's probability calibration needs 3 folds per class
@@ -62,6 +67,12 @@ class Prediction:
 
 
 def make_pipeline(model: str) -> Pipeline:
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import FeatureUnion, Pipeline
+    from sklearn.svm import LinearSVC
+
     features = FeatureUnion([
         ("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), sublinear_tf=True, lowercase=True)),
         ("words", TfidfVectorizer(analyzer="word", token_pattern=r"(?u)\b\w+\b", sublinear_tf=True, lowercase=True)),
@@ -120,7 +131,7 @@ class IntentClassifier:
         not_sure = _not_sure(chosen, fit, held)
         pipeline = make_pipeline(chosen).fit([e.text for e in examples], [e.intent for e in examples])
         digest = hashlib.sha256("\n".join(sorted(e.example_id for e in examples)).encode())
-        digest.update(f"{chosen}|{code_version(sys.modules[__name__])}|{sklearn.__version__}".encode())
+        digest.update(f"{chosen}|{code_version(sys.modules[__name__])}|{_sklearn_version()}".encode())
         meta = {
             "version": f"intent-{chosen}-{digest.hexdigest()[:12]}",
             "model": chosen,
@@ -131,7 +142,7 @@ class IntentClassifier:
             # words of its greeting / ability examples beyond the assistant lexicon (advisor/intents/meta.py),
             # in practice the institution's names: "한빛대 챗봇은 뭘 할 수 있어" stays a question about the assistant
             "assistant_words": unexplained_words(e.text for e in examples if e.intent in ("greeting", "ability")),
-            "sklearn_version": sklearn.__version__,
+            "sklearn_version": _sklearn_version(),
         }
         return cls(pipeline, meta)
 
@@ -167,6 +178,8 @@ class IntentClassifier:
     def save(self, directory: Path | str) -> Path:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        import joblib
+
         joblib.dump(self._pipeline, directory / MODEL_FILE)
         (directory / META_FILE).write_text(json.dumps(self.meta, ensure_ascii=False, indent=2), encoding="utf-8")
         return directory
@@ -180,10 +193,12 @@ class IntentClassifier:
         if missing:
             raise FileNotFoundError(f"no intent classifier in {directory}: missing {', '.join(missing)}")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if meta.get("sklearn_version") != sklearn.__version__:
+        if meta.get("sklearn_version") != _sklearn_version():
             raise RuntimeError(
                 f"the intent classifier in {directory} was saved with scikit-learn {meta.get('sklearn_version')}, "
-                f"this is {sklearn.__version__}: retrain it (pickles do not carry across versions reliably)")
+                f"this is {_sklearn_version()}: retrain it (pickles do not carry across versions reliably)")
+        import joblib
+
         return cls(joblib.load(model_path), meta)
 
 
@@ -205,6 +220,8 @@ def evaluate(classifier: IntentClassifier, examples: Sequence[IntentExample]) ->
 def _metrics(truth: list[str], predicted: list[str], labels: list[str]) -> dict:
     """advisor.intents.metrics.intent_report rounded for the manifest, with the confusion counts."""
     report = intent_report(truth, predicted, labels)
+    from sklearn.metrics import confusion_matrix
+
     matrix = confusion_matrix(truth, predicted, labels=labels)
     return {
         "n": report["n"],
@@ -219,6 +236,8 @@ def _metrics(truth: list[str], predicted: list[str], labels: list[str]) -> dict:
 
 def _macro_f1(truth: list[str], predicted: list[str], labels: Sequence[str]) -> float:
     present = [label for label in labels if label in set(truth)]
+    from sklearn.metrics import precision_recall_fscore_support
+
     _, _, f1, _ = precision_recall_fscore_support(truth, predicted, labels=present, zero_division=0)
     return float(f1.mean())
 

@@ -23,12 +23,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import NamedTuple
-
-import openai
+from typing import TYPE_CHECKING, NamedTuple
 
 from advisor.llm.jsoncheck import schema_error
 from advisor.llm.settings import LLMSettings
+
+if TYPE_CHECKING:  # the SDK is imported by a client that is made: offline runs never pay for it
+    import openai
 
 MAX_WAIT_SECONDS = 60.0  # cap on one backoff, whatever the server's retry-after says
 RETRYABLE_STATUS = {408, 409, 429}  # plus every 5xx: the same set the SDK itself retries
@@ -96,6 +97,8 @@ class LLMClient:
         self._sleep = sleep
         self._slots = threading.BoundedSemaphore(settings.concurrency)  # holds across all callers
         key = settings.api_key.get_secret_value() if settings.api_key else PLACEHOLDER_KEY
+        import openai
+
         self._openai = openai.OpenAI(
             api_key=key, base_url=settings.endpoint, timeout=settings.timeout, max_retries=0
         )
@@ -172,6 +175,8 @@ class LLMClient:
     def _request(self, usage: LLMUsage, call):
         """Run one SDK call within the concurrency limit, counting it; transport errors become a
         _Transient (retried by the caller) or a final LLMFailure, with the shared reason codes."""
+        import openai  # loaded by __init__ already: a dictionary lookup
+
         with self._slots:
             usage.calls += 1
             try:
