@@ -261,6 +261,28 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def fleet_compare(args: argparse.Namespace) -> int:
+    """Every institution of a fleet root side by side (eval/fleet.py): one in-memory DuckDB with
+    each `<root>/<key>/lakehouse.duckdb` attached read-only."""
+    import polars as pl
+
+    from eval.fleet import attach_fleet, overview, table1_rows
+
+    root = Path(args.root) if args.root else environment.warehouse_path() / "fleet"
+    with attach_fleet(root) as fleet:
+        for key, why in fleet.skipped.items():
+            console.print(f"[yellow]skipped:[/yellow] {key}: {why}", highlight=False)
+        if not fleet.catalogs:
+            console.print(f"[red]error:[/red] no institution's lakehouse under {root}", highlight=False)
+            return 1
+        institutions, table1 = overview(fleet), table1_rows(fleet)
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
+        print(institutions)
+        if table1.height:
+            print(table1.drop("run_id", "finished_at"))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="advisor", description="Profile-aware academic-advising assistant.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -310,6 +332,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ask a running `advisor serve` at URL (http://host:port) instead of starting the "
                         "engine here: well under a second (default: $ADVISOR_SERVER, else start the engine)")
     a.set_defaults(func=ask)
+
+    f = sub.add_parser("fleet", help="many institutions: compare every warehouse under a fleet root")
+    fleet_sub = f.add_subparsers(dest="fleet_command", required=True)
+    fc = fleet_sub.add_parser("compare", help="each institution's counts and latest Table 1, side by side")
+    fc.add_argument("--root", help="the fleet root, one warehouse per institution (default: "
+                                   "$ADVISOR_FLEET_ROOT, else <warehouse>/fleet)",
+                    default=os.environ.get("ADVISOR_FLEET_ROOT") or None)
+    fc.set_defaults(func=fleet_compare)
     return parser
 
 

@@ -8,6 +8,7 @@ from advisor import environment
 from advisor.config import load_config
 from assets import annotation, benchmarks, dialogue, evaluation, indexing, ingestion, intents
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
+from pipelines.fleet import fleet_from_environment
 from pipelines.schedules import nightly_refresh, refresh_job
 from pipelines.sensors import config_changed
 
@@ -35,4 +36,13 @@ def build_definitions(config_path: str | None = None, warehouse: str | None = No
     )
 
 
-defs = build_definitions()
+def code_location() -> Definitions:
+    """What `dagster dev -m pipelines.definitions` loads: the institution of the environment, and
+    many institutions (pipelines/fleet.py) when ADVISOR_FLEET_CONFIGS names a folder of configs.
+    `advisor materialize` builds one institution's definitions only, whatever the environment."""
+    institution = build_definitions()
+    fleet = fleet_from_environment()
+    return institution if fleet is None else Definitions.merge(institution, fleet)
+
+
+defs = code_location()
