@@ -305,6 +305,7 @@ def test_code_version_follows_result_code_not_presentation(tmp_path):
     base = store.evaluation_code_version(tmp_path)
     (tmp_path / "eval/store.py").write_text("a = 2\n")
     (tmp_path / "serving/api/app.py").write_text("a = 2\n")
+    (tmp_path / "eval/fleet.py").write_text("a = 1\n")  # a new module that only reads stored runs
     assert store.evaluation_code_version(tmp_path) == base
     (tmp_path / "advisor/retrieval/x.py").write_text("a = 2\n")
     assert store.evaluation_code_version(tmp_path) != base
