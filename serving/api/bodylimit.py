@@ -7,11 +7,9 @@ cheap at the API's small limit and means the JSON parser never sees an oversized
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serving.api.errors import error_body
+from serving.api.errors import send_error
 
 _WITH_BODY = {"POST", "PUT", "PATCH", "DELETE"}
 # A client still sending its body when the 413 comes and the connection closes sees a broken pipe
@@ -90,8 +88,4 @@ class BodySizeLimit:
 
     @staticmethod
     async def _reject(send: Send, status: int, code: str, message: str) -> None:
-        payload = json.dumps(error_body(code, message)).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": payload})
+        await send_error(send, status, code, message, ((b"connection", b"close"),))

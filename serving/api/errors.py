@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from starlette.responses import JSONResponse
+from starlette.types import Send
 
 
 class ApiError(Exception):
@@ -32,3 +35,13 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
 
 def api_error_response(exc: ApiError) -> JSONResponse:
     return error_response(exc.status, exc.code, exc.message, exc.field, exc.headers)
+
+
+async def send_error(send: Send, status: int, code: str, message: str,
+                     headers: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    """The error response sent straight from ASGI middleware, where no Response object is at hand
+    (the size limit, the rate limit, the last-resort handler)."""
+    payload = json.dumps(error_body(code, message)).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()), *headers]})
+    await send({"type": "http.response.body", "body": payload})

@@ -3,17 +3,18 @@ headers every reply carries (no caching of API replies: they can hold a profile)
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable, Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serving.api.errors import error_body
+from serving.api.errors import send_error
 from serving.api.ratelimit import RateLimiter
 
 API_PREFIX = "/v1/"
+# on every response, beside the Content-Security-Policy (and Cache-Control on API replies)
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"))
 
 # The page loads only its own files and talks to its own origin, and to the sites its citations
 # come from only to check that an original still answers (a no-cors probe: nothing is read; an
@@ -40,12 +41,8 @@ class RateLimit:
             wait = self.limiter.check(client)
             if wait is not None:
                 retry_after = self.limiter.retry_after_header(wait)
-                payload = json.dumps(error_body(
-                    "rate_limited", f"too many requests; try again in {retry_after} s")).encode()
-                await send({"type": "http.response.start", "status": 429, "headers": [
-                    (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
-                    (b"retry-after", retry_after.encode())]})
-                await send({"type": "http.response.body", "body": payload})
+                await send_error(send, 429, "rate_limited", f"too many requests; try again in {retry_after} s",
+                                 ((b"retry-after", retry_after.encode()),))
                 return
         await self.app(scope, receive, send)
 
@@ -69,8 +66,7 @@ class SecurityHeaders:
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                headers += [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-                            (b"content-security-policy", policy.encode())]
+                headers += [*SECURITY_HEADERS, (b"content-security-policy", policy.encode())]
                 if is_api:
                     headers.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": headers}
@@ -104,7 +100,4 @@ class LastResort:
                 raise
             logging.getLogger("serving.api").debug("exception after the error response: %s", type(exc).__name__)
             if not started:
-                payload = json.dumps(error_body("internal_error", "internal error")).encode()
-                await send({"type": "http.response.start", "status": 500, "headers": [
-                    (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
-                await send({"type": "http.response.body", "body": payload})
+                await send_error(send, 500, "internal_error", "internal error")

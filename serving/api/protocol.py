@@ -21,7 +21,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from serving.api.errors import error_body
-from serving.api.guards import page_policy
+from serving.api.guards import SECURITY_HEADERS, page_policy
 from serving.api.settings import ServingSettings
 
 HEADER_TIMEOUT = 10.0  # seconds for the request line and headers
@@ -35,8 +35,9 @@ def error_bytes(status: int, code: str, message: str) -> bytes:
     body = json.dumps(error_body(code, message)).encode()
     head = [f"HTTP/1.1 {status} ".encode() + _REASONS.get(status, b"Error"),
             b"content-type: application/json", b"content-length: " + str(len(body)).encode(),
-            b"connection: close", b"cache-control: no-store", b"x-content-type-options: nosniff",
-            b"referrer-policy: no-referrer", b"content-security-policy: " + page_policy().encode()]
+            b"connection: close", b"cache-control: no-store",
+            *(name + b": " + value for name, value in SECURITY_HEADERS),
+            b"content-security-policy: " + page_policy().encode()]
     return b"\r\n".join(head) + b"\r\n\r\n" + body
 
 

@@ -3,6 +3,7 @@ requests is allowed, then one more every 60/per_minute seconds."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -69,20 +70,18 @@ class SharedRateLimiter(RateLimiter):
     PREFIX = "advisor:r:"
 
     def __init__(self, per_minute: int, client):
+        import redis  # only with a Redis session store: not a dependency of the per-process limit
+
         super().__init__(per_minute)
-        self._client = client
         self._take = client.register_script(_TAKE_TOKEN) if per_minute > 0 else None
+        self._redis_error = redis.RedisError
 
     def check(self, client: str) -> float | None:
         if self._take is None:
             return None
-        import hashlib
-
-        import redis
-
         key = self.PREFIX + hashlib.sha256(client.encode("utf-8", "replace")).hexdigest()[:32]
         try:
             wait = float(self._take(keys=[key], args=[self.per_minute, self._refill_per_second]))
-        except redis.RedisError:
+        except self._redis_error:
             return None
         return wait if wait > 0 else None

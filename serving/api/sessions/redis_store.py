@@ -74,8 +74,8 @@ class RedisSessionStore:
 
     def __init__(self, client: redis.Redis, ttl: float, prefix: str = PREFIX,
                  dump: Callable[[Any], dict] = Session.to_dict, load: Callable[[dict], Any] = Session.from_dict):
-        self._client, self._prefix, self._dump, self._load = client, prefix, dump, load
-        self.client = client  # shared with the rate limit (serving/api/app.py), one connection pool
+        self.client = client  # public: the rate limit shares it (serving/api/app.py), one connection pool
+        self._prefix, self._dump, self._load = prefix, dump, load
         self.ttl_ms = max(1, int(ttl * 1000))
         self.lock_ms = int(LOCK_SECONDS * 1000)
         self._write_if_owner = client.register_script(_WRITE_IF_OWNER)
@@ -120,7 +120,7 @@ class RedisSessionStore:
         record = self._encode(session)
         while True:
             session_id = new_session_id()
-            if self._call(self._client.set, self._key(session_id), record, nx=True, px=self.ttl_ms):
+            if self._call(self.client.set, self._key(session_id), record, nx=True, px=self.ttl_ms):
                 return session_id
 
     @contextmanager
@@ -133,7 +133,7 @@ class RedisSessionStore:
         heartbeat = _Heartbeat(lambda: self._extend_if_owner(keys=[lock], args=[token, self.lock_ms]),
                                self.lock_ms / 3000)
         try:
-            record = self._call(self._client.getex, key, px=self.ttl_ms)  # used now: the idle time starts again
+            record = self._call(self.client.getex, key, px=self.ttl_ms)  # used now: the idle time starts again
             session = self._decode(record) if record is not None else None
             if session is None:
                 yield None
@@ -155,12 +155,12 @@ class RedisSessionStore:
     def delete(self, session_id: str) -> bool:
         if not SESSION_ID.fullmatch(session_id):
             return False
-        return bool(self._call(self._client.delete, self._key(session_id)))
+        return bool(self._call(self.client.delete, self._key(session_id)))
 
     def _acquire(self, lock: str) -> str:
         token = new_session_id()
         wait = POLL_SECONDS[0]
-        while not self._call(self._client.set, lock, token, nx=True, px=self.lock_ms):
+        while not self._call(self.client.set, lock, token, nx=True, px=self.lock_ms):
             time.sleep(wait)  # another request on this session is running: it goes first
             wait = min(wait * 2, POLL_SECONDS[1])
         return token
