@@ -62,6 +62,46 @@ def test_scholarship_question_asks_only_the_status_then_answers(advisor):
         assert applies(annotation, {"student_status": "returning"})
 
 
+@pytest.mark.parametrize("message", ["이중전공 과목 성적도 성적장학 평점에 들어가나요?", "편입생 장학금 있어요?",
+                                     "컴퓨터학과 자체 장학금 뭐 있어요?"])
+def test_an_faq_entry_for_the_group_the_question_names_answers_without_asking(advisor, message):
+    # the entry is limited to that group (double majors, transfer students, one department); the
+    # question names it, so whoever asks wants that group's answer: no "which are you?" first.
+    # "제가 받을 수 있는 장학금이 있나요?" names no group and is asked (the test above)
+    reply = advisor.respond(advisor.new_session(), message=message)
+    assert reply.type == "answer" and reply.answer_method == "faq_verbatim", reply
+    assert reply.trace["questions_asked"] == 0
+
+
+def test_dont_know_gets_the_faq_answer_labelled_with_whom_it_is_for(advisor):
+    # the one close entry is for returning students; a student who does not know their status is
+    # told so, not given that entry as if it were theirs
+    session = advisor.new_session()
+    reply = advisor.respond(session, message=SCHOLARSHIP)
+    reply = advisor.respond(session, profile={"student_status": None})
+    assert reply.type == "answer" and reply.tier == "faq"
+    entry = next(e for e in advisor.faq_store.entries if e.source_url == reply.citations[0].url)
+    assert reply.answer == f"{advisor.schema['student_status'].label('returning')}: {entry.answer}"
+    assert reply.disclaimer  # and the note says the answer was found without the status
+
+
+def test_faq_siblings_for_other_values_are_each_labelled(advisor):
+    from advisor.faq.store import FAQMatch
+
+    entries = {e.question: e for e in advisor.faq_store.entries}
+    transfer, international = entries["편입생 장학금이 있나요?"], entries["외국인 유학생 장학금 기준은?"]
+    session = advisor.new_session()
+    session.declined.add("student_status")
+    matches = [FAQMatch(transfer, 0.9, 1), FAQMatch(international, 0.88, 2)]
+    reply = advisor._faq_reply(matches, session, None)
+    label = advisor.schema["student_status"].label
+    assert reply.answer.splitlines()[0] == f"{label('transfer')}: {transfer.answer.splitlines()[0]}"
+    assert f"{label('international')}: {international.answer}" in reply.answer
+    assert [c.url for c in reply.citations] == [transfer.source_url, international.source_url]
+    session.declined.clear()  # a student who was not asked gets the best entry alone, unlabelled
+    assert advisor._faq_reply(matches, session, None).answer == transfer.answer
+
+
 def test_major_credit_question_asks_department_and_cohort_then_major_type(advisor):
     profile = {"department": "CS", "admission_year": 2021, "major_type": "double"}
     session = advisor.new_session()
@@ -309,6 +349,19 @@ def test_stated_values_need_the_student_to_say_it_of_themselves():
     assert stated.read("저는 북캠퍼스 학생인데 휴학할 수 있나요?") == {"campus": "north"}
     assert stated.read("남캠퍼스 셔틀은 몇 시에 있나요?") == {}  # the topic, not the asker
     assert stated.read("21학번 3학년인데 졸업 요건이 궁금해요").get("cohort") == 2021
+
+
+def test_the_name_of_a_procedure_is_the_topic_not_the_students_year():
+    stated = profiling.StatedValues(SCHEMA_CONFIG)
+    # 학위수여식 / 졸업유예 say whom a document is for (the final year), never who asks
+    assert stated.read("학위수여식 언제예요") == {}
+    assert stated.without("학위수여식 언제예요", {}) == "학위수여식 언제예요"
+    message = "저 졸업예정자인데 졸업유예 신청 언제까지 해요?"
+    found = stated.read(message)
+    assert found == {"level": 4}  # the student's own words still state it
+    rest = stated.without(message, found)
+    assert "졸업예정자" not in rest and "졸업유예" in rest  # and the topic is still searched
+    assert stated.read("3학년인데 졸업유예 되나요").get("level") == 3
 
 
 def test_the_words_that_state_the_profile_are_not_searched():

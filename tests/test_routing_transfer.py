@@ -447,3 +447,31 @@ def test_an_ability_prediction_goes_to_answering_only_when_it_names_the_institut
     assert asked == []
     assert coarse(classify("넌 휴학 신청 방법 알아?", sure, everything_is_a_topic)[0]) == "information"
     assert asked == ["휴학 신청"]  # "방법" is a word of the lexicon ("사용 방법")
+
+
+@pytest.mark.parametrize("text", ["아파서 기말고사 못 봤어요 어떡하죠", "학적부 증명사진 바꾸는 법", "교과과정표 어디서 봐요",
+                                  "창업 때문에 휴학하려는데 문의처가 어디예요", "등록금 환불 가능?", "what is the deadline"])
+def test_requests_ask_something(text):
+    from advisor.intents.meta import asks_something
+
+    assert asks_something(text)
+
+
+@pytest.mark.parametrize("text", ["오늘 시험 망했어 ㅠㅠ", "휴학하고 싶다 진짜", "배고프다", "ㅋㅋㅋㅋ", "thanks a lot"])
+def test_remarks_do_not_ask_anything(text):
+    from advisor.intents.meta import asks_something
+
+    assert not asks_something(text)
+
+
+def test_a_smalltalk_prediction_goes_to_answering_only_as_a_request_about_the_institutions_topic():
+    from advisor.intents.route import classify
+
+    chat = _Predicting("smalltalk")
+    names_a_topic = lambda text: "휴학" in text or "사진" in text  # noqa: E731 - the build's vocabulary
+    intent, trace = classify("학적부 증명사진 바꾸는 법", chat, names_a_topic)
+    assert coarse(intent) == "information" and trace["request_about_a_topic"]
+    assert classify("휴학하고 싶다 진짜", chat, names_a_topic)[0] == "smalltalk"  # a remark, not a request
+    assert classify("주말에 뭐 하지?", chat, names_a_topic)[0] == "smalltalk"  # a question about nothing the build covers
+    # without a build to ask, smalltalk stays smalltalk: every unknown word would look like a topic
+    assert classify("학적부 증명사진 바꾸는 법", chat)[0] == "smalltalk"

@@ -288,10 +288,14 @@ _ENGLISH_WORDS = {"fresh": 1, "sopho": 2, "junio": 3, "senio": 4}
 # A grade given by a status of the year of study: freshmen, the lower/upper years, graduating students.
 # Graduation procedures (졸업사정 assessment, 졸업유예 deferral, 학위수여식 commencement) concern
 # the students about to graduate, i.e. the final year.
+GRADUATION_PROCEDURES = r"졸업\s*사정|졸업\s*유예|학위\s*수여식"
 _GRADE_WORDS = re.compile(
     r"신입생|저학년|고학년|졸업\s*예정(?:자|인)?|졸업\s*대상자|졸업\s*학기|마지막\s*학기"
-    r"|졸업\s*사정|졸업\s*유예|학위\s*수여식"
+    rf"|{GRADUATION_PROCEDURES}"
 )
+# A procedure says whom a DOCUMENT is for, never who a student is: "학위수여식 언제예요" asks about
+# commencement, it does not say "I am in my final year" (serving/dialogue/profiling.py)
+PROCEDURE_WORDS = re.compile(GRADUATION_PROCEDURES)
 
 
 def find_grades(text: str, low: int, high: int) -> list[RangeMatch]:

@@ -20,7 +20,8 @@ import duckdb
 
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
-from advisor.faq import calibrate, paraphrase, store
+from advisor.chunking import kiwi_tokens
+from advisor.faq import calibrate, fit, match, paraphrase, store
 from advisor.intents import classifier
 from advisor.intents.dataset import load_intent_examples
 from advisor.build import records as index_records, serving_artifacts
@@ -62,7 +63,9 @@ def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_
 
 
 def _serving_code_version() -> str:
-    return code_version(serving_artifacts, classifier, calibrate, paraphrase, store)
+    # everything that decides the FAQ store, its scorer and threshold, and the intent model: the key
+    # words both are read with included (kiwi_tokens.key_words), not only the modules that call them
+    return code_version(serving_artifacts, classifier, calibrate, paraphrase, store, fit, match, kiwi_tokens)
 
 
 def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], embedder) -> writer.Augmented:

@@ -97,7 +97,8 @@ class KiwiTokenizer:
     def key_words(self, texts: Sequence[str]) -> list[list[str]]:
         """What a question is about: its nouns, foreign words, numbers and roots, without the
         predicates every question shares (하다, 되다, 어떻다, 있다)."""
-        return [[form for form, tag in tokens if tag.startswith(KEY_TAGS)] for tokens in self.tagged_morphemes(texts)]
+        return [[form for form, tag in tokens if tag.startswith(KEY_TAGS)
+                 and not (tag == "SL" and form in ENGLISH_FUNCTION_WORDS)] for tokens in self.tagged_morphemes(texts)]
 
     def query_morphemes(self, texts: Sequence[str]) -> list[list[str]]:
         """What a query is searched with: its content morphemes without the predicates of the
@@ -125,6 +126,16 @@ class KiwiTokenizer:
 # --------------------------------------------------------------------------- token post-processing
 
 KEY_TAGS = ("NNG", "NNP", "SL", "SN", "XR")
+# English words that say nothing about a topic (articles, pronouns, auxiliaries, prepositions,
+# conjunctions: a closed class of the language). Kiwi tags every Latin word SL, so without this list
+# "where can I find info about going on exchange?" is mostly about "can", "i", "about" and "on".
+ENGLISH_FUNCTION_WORDS = frozenset("""
+a an the this that these those it its i me my mine you your yours he him his she her we us our they them their
+is am are was were be been being do does did done have has had having can could will would shall should may
+might must to of in on at by for from with about into onto over under up down out off than then as so if or and
+but not no nor what when where who whom whose which why how there here any some all each every also just very
+too more most much many please would've i'm i've i'd it's what's don't doesn't can't
+""".split())
 # predicates that frame a question rather than say what it is about (Kiwi's lemma forms)
 QUESTION_FRAME = frozenset({"어떻", "되", "하", "알리", "알", "궁금", "궁금하", "맞", "그렇", "어떡하", "드리", "부탁", "얼마",
                             "무엇", "정하"})

@@ -333,3 +333,30 @@ def _asks_something_en(tokens: list[str]) -> bool:
     by a predicate ("you work weekends?")."""
     return tokens[0] in {"are", "r", "is", "do", "does", "can", "could", "will", "would", "who", "what", "how",
                          "which", "did", "where", "when", "why"} or "who" in tokens or "what" in tokens
+
+
+# --- does a message ask for something? ------------------------------------------------------------
+
+# question words and the endings of a question or a request, in any register ("어디서 봐요",
+# "어떡하죠", "바꾸는 법", "신청 가능?", "알려줘"); English question words and auxiliaries first
+_ASKING_KO = re.compile(
+    r"(?:어디|언제|어떻게|어떡|어케|어떤|어느|뭐|뭔|뭘|무엇|무슨|몇|얼마|누구|누가|왜|"
+    r"나요|까요|가요|을까|ㄹ까|할까|는지|인지|죠$|지요$|니$|냐$|나$|래$|래요$|"
+    r"주세요|줘|주실|주시|싶어요|싶은데|싶습니다|하려면|으려면|려면|방법|법$|가능|되나|돼$|되요$|될까|"
+    r"있나|없나|있어$|있어요$|수 ?있|해야|하나$|하나요)")
+_ASKING_EN = frozenset({"what", "where", "when", "how", "who", "which", "why", "can", "could", "do", "does", "is",
+                        "are", "will", "should", "may", "please", "need", "want"})
+
+
+def asks_something(text: str) -> bool:
+    """Does the message ask a question or make a request, rather than only remark or react ("아파서
+    기말고사 못 봤어요 어떡하죠" asks; "오늘 시험 망했어 ㅠㅠ" does not)? A question mark, a question
+    word, or the ending of a question or a request."""
+    if "?" in text or "？" in text:
+        return True
+    tokens = _tokens(text)
+    if not tokens:
+        return False
+    if any(t in _ASKING_EN for t in tokens[:2]) or any(t in ("what", "where", "when", "how") for t in tokens):
+        return True
+    return _ASKING_KO.search(" ".join(t for t in tokens if _is_hangul(t))) is not None

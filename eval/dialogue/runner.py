@@ -29,7 +29,7 @@ class Result:
     answer_method: str | None
     faq_cited: str | None  # the FAQ entry cited first (its source_url), when the FAQ tier answered
     first_citation: str | None  # the URL cited first by the final answer, whatever the tier
-    verbatim: bool  # the final answer is the expected entry's answer text, unchanged
+    verbatim: bool  # the final answer holds the expected entry's answer text, unchanged
     questions_asked: int  # profile questions asked before the answer
     seconds: float
     # added with the LLM judge (judge.py); defaults keep every older constructor working
@@ -76,7 +76,8 @@ def _converse(advisor, message: Message, today: date, answers: Mapping[str, str]
         expected_intent=message.intent, expected_behaviour=message.behaviour, gold_from=message.gold_from,
         expected_faq=message.faq_source, routed_intent=routed, reply_kind=kind, tier=reply.tier,
         answer_method=reply.answer_method, faq_cited=first if reply.tier == "faq" else None, first_citation=first,
-        verbatim=bool(expected_answer) and reply.tier == "faq" and reply.answer.strip() == expected_answer.strip(),
+        # the FAQ tier writes entries' answers unchanged, alone or each labelled by whom it is for
+        verbatim=bool(expected_answer) and reply.tier == "faq" and expected_answer.strip() in reply.answer,
         questions_asked=asked, seconds=round(time.perf_counter() - started, 4), answer=reply.answer or "",
         cited_chunk_ids=tuple(c.chunk_id for c in reply.citations if c.chunk_id),
     )

@@ -29,7 +29,7 @@ import re
 import threading
 import time
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -43,6 +43,7 @@ from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
+from advisor.retrieval.vocabulary import CorpusVocabulary
 from serving.answer.language import own_language_first
 from serving.dialogue import profiling, templates, variants
 from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, coverage
@@ -59,6 +60,7 @@ TEMPLATE_INTENTS = ("greeting", "ability", "smalltalk")
 # The longest message a student may send, whoever calls (the HTTP API, `advisor ask`, the evaluation); the API's
 # max_message_chars defaults to it, so its contract and the engine's own check are one number.
 MAX_MESSAGE_CHARS = 1_000
+MAX_FAQ_VARIANTS = 4  # labelled FAQ answers at most, for a student who does not know their value
 
 
 class NoBuildError(RuntimeError):
@@ -162,6 +164,11 @@ class Advisor:
         # IDF of the build's own morphemes: what the answerability check weighs a question's words by
         self.term_weights = TermWeights(tokens for c in build.collections.values() if "tokens" in c.chunks.columns
                                         for tokens in c.chunks["tokens"].to_list())
+        # the build's own words for a student's abbreviations and synonyms (read on first use)
+        self.vocabulary = CorpusVocabulary(
+            (text for c in build.collections.values() if "text" in c.chunks.columns for text in c.chunks["text"].to_list()),
+            (tokens for c in build.collections.values() if "tokens" in c.chunks.columns
+             for tokens in c.chunks["tokens"].to_list()))
         # The source snapshots are read on first use: only opened citations need them, not answering.
         self._sources_lock = threading.Lock()
         self._sources: SourceSnapshots | None = None
@@ -251,8 +258,9 @@ class Advisor:
                          trace={"routing": routing})
         pending = Pending(message=message, intent=intent, stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
+        self._in_build_words(pending)  # "데과 이중전공" is read and searched as "데이터과학과 이중전공"
         initialized = self.llm.profile_init.initialize(message) if self.llm.profile_init is not None else None
-        stated = self.stated.read(message) if initialized is None else initialized[1]
+        stated = self.stated.read(pending.query) if initialized is None else initialized[1]
         taken = {}
         for name, value in stated.items():
             try:
@@ -264,7 +272,7 @@ class Advisor:
                 session.declined.discard(name)
                 pending.relevant |= {name}
         if taken:
-            pending.search_text = self.stated.without(message, taken)
+            pending.search_text = self.stated.without(pending.query, taken)
             pending.trace["search_text"] = pending.search_text
         pending.trace["profiling"] = "rules" if initialized is None else "llm"
         translated = self.llm.translator.for_retrieval(pending.query, self.config) if self.llm.translator else None
@@ -272,12 +280,13 @@ class Advisor:
             # the paper's flow for a question in another language: searched in the institution's
             # language, answered in the student's (the answerer gets the message as asked)
             pending.search_text = pending.trace["search_text"] = translated
+            self._in_build_words(pending)
         qualifying = self._faq_matches(pending, session)
         # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
         # the documents show that the answer differs by who asks: below)
-        faq_first = qualifying and not any(self._unsettled(m.entry.applies_to, session) for m in qualifying)
+        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending) for m in qualifying)
         if faq_first and initialized is not None:
-            return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
+            return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
         if not self._key_words(pending.query):
             # nothing the question is about (a greeting, thanks, a frame alone): no profile question
             # can make it answerable; the tiers decide (the fallback, unless an FAQ entry matched)
@@ -307,7 +316,7 @@ class Advisor:
             pending.relevant |= set(differing) | {name for name in limited if name in session.known}
             pending.differing = frozenset(differing)
             if faq_first and not self._too_general(qualifying[0].entry, pending):
-                return self._finish(session, pending, self._faq_reply(qualifying[0], session, pending))
+                return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
             if self.settings.evidence_follow_up:
                 # what the best passages for anyone depend on, where the session already knows it
                 # (an earlier answer, or every value up front): written now, as the evidence
@@ -346,11 +355,11 @@ class Advisor:
         qualifying = self._faq_matches(pending, session)
         if qualifying:
             faq = qualifying[0]
-            unsettled = self._unsettled(faq.entry.applies_to, session)
+            unsettled = self._faq_open(faq.entry, session, pending)
             if unsettled and can_follow_up and self.settings.evidence_follow_up:
                 pending.stage = "evidence"
                 return self._ask(session, pending, unsettled, reason="evidence")
-            return self._finish(session, pending, self._faq_reply(faq, session, pending))
+            return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
 
         result = self._retrieve(pending, session, today)
         evidence = self._evidence(pending, result.chunks)
@@ -463,8 +472,13 @@ class Advisor:
 
     def _names_a_topic(self, text: str) -> bool:
         """Does the text name something this build's documents are about: a key word (not an
-        interrogative) that some chunk uses? ("휴학" yes; "챗봇", "로봇" in "넌 로봇이야" no.)"""
-        return any(self.term_weights.seen(word) for word in self._key_words(text) if len(word) > 1)
+        interrogative) that some chunk uses, in the student's words or the build's ("유학생" where the
+        documents say "외국인 학생")? ("휴학" yes; "챗봇", "로봇" in "넌 로봇이야" no.)"""
+        if any(self.term_weights.seen(word) for word in self._key_words(text) if len(word) > 1):
+            return True
+        rewritten, rewrites = self.vocabulary.rewrite(text, self._message_terms(text)[1])
+        return bool(rewrites) and any(self.term_weights.seen(word) for word in self._key_words(rewritten)
+                                      if len(word) > 1)
 
     def _key_words(self, message: str) -> tuple[str, ...]:
         """What the question is about, as the answerability check weighs it: its key words without
@@ -533,6 +547,31 @@ class Advisor:
     def _embed_message(self, message: str):
         return self.embedder.embed([message], [list(self._message_terms(message)[0])])[0]
 
+    def _in_build_words(self, pending: Pending) -> None:
+        """The pending query in the build's own words (advisor/retrieval/vocabulary.py): a student's
+        abbreviation or synonym the documents never use replaced by the word they do use."""
+        rewritten, rewrites = self.vocabulary.rewrite(pending.query, self._message_terms(pending.query)[1])
+        if rewrites:
+            pending.search_text = pending.trace["search_text"] = rewritten
+            pending.trace.setdefault("rewrites", []).extend(asdict(r) for r in rewrites)
+
+    def _faq_open(self, entry, session: Session, pending: Pending) -> list[str]:
+        """What to ask before answering with `entry` verbatim: the unsettled attributes it is limited
+        on ("복학생이 받을 수 있는 장학금" is for returning students only), except those whose value
+        the question itself names: "융합전공 어떻게 신청해요" asks about the 융합전공 entry whoever
+        asks, without saying the student is in one (which would have settled it)."""
+        return [name for name in self._unsettled(entry.applies_to, session)
+                if not self._names_value(pending.query, name, entry.applies_to[name])]
+
+    def _names_value(self, text: str, name: str, values) -> bool:
+        """Does `text` name one of `values` of a categorical attribute (by any of its aliases)?"""
+        attribute = self.schema[name]
+        if not fields.is_categorical(attribute):
+            return False
+        text = text.lower()
+        return any(alias.lower() in text for value in values
+                   for alias in (value, *attribute.values.get(value, ()), attribute.label(value)) if len(alias) >= 2)
+
     def _unsettled(self, applies_to: Mapping, session: Session) -> list[str]:
         return [n for n in self.schema if applies_to.get(n) is not None and not session.settled(n)]
 
@@ -555,13 +594,37 @@ class Advisor:
         page written for this student answers better; the proFILL tier is asked instead."""
         return bool(pending.differing) and all(entry.applies_to.get(name) is None for name in pending.differing)
 
-    def _faq_reply(self, match, session: Session, pending: Pending) -> Reply:
-        entry = match.entry
-        citation = Citation(url=entry.source_url, title=entry.title or entry.question, snippet=entry.question,
-                            chunk_id=entry.chunk_ids[0] if entry.chunk_ids else "")
-        return Reply("answer", answer=entry.answer, tier="faq", answer_method="faq_verbatim", citations=[citation],
-                     disclaimer=self._declined_note(self._declined([entry.applies_to], session)),
-                     trace={"faq_entry": entry.entry_id, "faq_score": float(match.score)})
+    def _faq_reply(self, matches, session: Session, pending: Pending) -> Reply:
+        """The best entry's answer verbatim. When the student said "don't know" to what it is limited
+        on, its answer labelled by whom it applies to, with the close entries for the other values
+        each labelled the same way ("2019–2022학번: 60학점 / 2023학번 이후: 66학점"), citing every one:
+        never an answer written for some students given as if it were this student's."""
+        best = matches[0]
+        declined = self._declined([best.entry.applies_to], session)
+        shown = self._faq_variants(matches, declined) if declined else [best]
+        citations = [Citation(url=m.entry.source_url, title=m.entry.title or m.entry.question, snippet=m.entry.question,
+                              chunk_id=m.entry.chunk_ids[0] if m.entry.chunk_ids else "") for m in shown]
+        text = best.entry.answer
+        if declined:
+            text = "\n".join(f"{variants.audience_label(m.entry.applies_to, declined, self.schema, self.language)}: "
+                              f"{m.entry.answer}" for m in shown)
+        return Reply("answer", answer=text, tier="faq", answer_method="faq_verbatim", citations=citations,
+                     disclaimer=self._declined_note(declined),
+                     trace={"faq_entry": best.entry.entry_id, "faq_score": float(best.score),
+                            "faq_variants": [m.entry.entry_id for m in shown]})
+
+    def _faq_variants(self, matches, declined: list[str]) -> list:
+        """Of the qualifying entries, one per audience on the `declined` attributes, when they are
+        limited on them and say different things: the best entry's siblings for other students."""
+        shown, labels, answers = [], set(), set()
+        for match in matches[:MAX_FAQ_VARIANTS * 2]:
+            label = variants.audience_label(match.entry.applies_to, declined, self.schema, self.language)
+            if label is None or label in labels or match.entry.answer in answers:
+                continue
+            shown.append(match)
+            labels.add(label)
+            answers.add(match.entry.answer)
+        return shown[:MAX_FAQ_VARIANTS] if len(shown) > 1 else matches[:1]
 
     def _documents_reply(self, evidence, session: Session, pending: Pending) -> Reply:
         composed, note = None, None

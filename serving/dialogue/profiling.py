@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
+from advisor.annotation.expressions import PROCEDURE_WORDS
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
@@ -214,7 +215,11 @@ class StatedValues:
         for name, canonical, pattern in self._categorical:
             if name not in stated and pattern.search(message):
                 stated[name] = canonical
-        context = ChunkContext(chunk_id="query", text=message, doc_url="", doc_title="", kind="page", collection="static")
+        # a procedure says whom a DOCUMENT is for, never who the student is: "학위수여식 언제예요" asks
+        # about commencement, it does not say "I am in my final year"; blanked, offsets kept
+        own_words = _without_procedures(message)
+        context = ChunkContext(chunk_id="query", text=own_words, doc_url="", doc_title="", kind="page",
+                               collection="static")
         applies_to = self.reader.annotate_one(context).applies_to
         for name, attribute in self.config.profile.items():
             value = applies_to.get(name)
@@ -230,10 +235,16 @@ class StatedValues:
                  for m in pattern.finditer(message)]
         for name, extractor in self.reader.extractors.items():
             if name in stated and hasattr(extractor, "ranges_in"):
-                spans += [(r.start, r.end) for r in extractor.ranges_in(message) if r.low == r.high == stated[name]]
+                spans += [(r.start, r.end) for r in extractor.ranges_in(_without_procedures(message))
+                          if r.low == r.high == stated[name]]
         kept, end = [], 0
         for start, stop in sorted(spans):
             kept.append(message[end:max(start, end)])
             end = max(end, stop)
         rest = re.sub(r"\s+", " ", "".join(kept) + message[end:]).strip(" ,.")
         return rest if re.search(r"[가-힣A-Za-z]{2}", rest) else message
+
+
+def _without_procedures(text: str) -> str:
+    """`text` with the names of procedures blanked out (same length, so offsets still hold)."""
+    return PROCEDURE_WORDS.sub(lambda m: " " * len(m.group()), text)

@@ -1,0 +1,215 @@
+"""A student's words in the build's own words (docs/method.md §A online step 3): before a question is searched,
+a word the build's documents never use is replaced by the word they do use for the same thing.
+
+Two sources of "the same thing", both checked against the documents, so the rewrite adapts to each
+institution and never overrides its own vocabulary:
+
+- **abbreviations** students coin from a compound's first syllables ("융전" for 융합전공, "국장"
+  for 국가장학금, "컴과" for 컴퓨터학과, "데과" for 데이터과학과): read from the build's own
+  compounds, never from a list;
+- **synonyms** (`thesaurus_ko.txt`): groups of words Korean students and offices use for one thing
+  (졸업가운 / 학위복, 인턴십 / 현장실습), written by hand from general knowledge of Korean
+  universities. A member replaces the student's word only when the documents use that member and
+  not the student's word.
+
+Matching is on compact text (spaces removed, lower case): "영어 점수" and "영어점수" are one word
+here, as they are to a student. Pure logic: no Dagster, no Kiwi (the build's tokens are given).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+THESAURUS_FILE = Path(__file__).with_name("thesaurus_ko.txt")
+MIN_COMPOUND_COUNT = 2  # a compound seen once in the documents is too thin to read an abbreviation as
+_HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    student_word: str  # as the student wrote it
+    build_word: str  # what the documents call it
+    rule: str  # "abbreviation" | "synonym"
+
+
+def load_thesaurus(path: Path = THESAURUS_FILE) -> tuple[tuple[str, ...], ...]:
+    """The synonym groups of a thesaurus file: one group per line, members separated by commas;
+    blank lines and '#' comments skipped; a group needs two members."""
+    groups = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        members = tuple(m.strip() for m in line.split(",") if m.strip())
+        if len(members) >= 2:
+            groups.append(members)
+    return tuple(groups)
+
+
+def compact(text: str) -> str:
+    return "".join(text.lower().split())
+
+
+class CorpusVocabulary:
+    """The words of one build's documents, and the rewrite of a query into them.
+
+    `texts`: every chunk's text; `token_lists`: every chunk's content morphemes in order (the build's
+    stored tokens), from which compounds and their abbreviations are read. Both are indexed on first
+    use, so opening a build costs nothing until a question needs it."""
+
+    def __init__(self, texts: Iterable[str], token_lists: Iterable[Sequence[str]],
+                 groups: Sequence[Sequence[str]] | None = None) -> None:
+        self._texts = texts
+        self._token_lists = token_lists
+        self.groups = tuple(tuple(g) for g in (load_thesaurus() if groups is None else groups))
+        self._lock = threading.Lock()
+        self._built: tuple[str, dict[str, Counter], frozenset[str]] | None = None
+
+    def _index(self) -> tuple[str, dict[str, Counter], frozenset[str]]:
+        """(compact corpus text, abbreviation -> compounds, morphemes), built once, on first use
+        (under a lock: serving answers on several threads, and the inputs are read only once)."""
+        with self._lock:
+            if self._built is None:
+                abbreviations, morphemes = _compounds(self._token_lists)
+                self._built = ("\n".join(compact(t) for t in self._texts), abbreviations, frozenset(morphemes))
+                self._texts = self._token_lists = ()
+            return self._built
+
+    @property
+    def _corpus(self) -> str:
+        return self._index()[0]
+
+    @property
+    def _abbreviations(self) -> dict[str, Counter]:
+        return self._index()[1]
+
+    @property
+    def _morphemes(self) -> frozenset[str]:
+        return self._index()[2]
+
+    def uses(self, word: str) -> bool:
+        """Do the documents contain `word` (spaces ignored)?"""
+        word = compact(word)
+        return bool(word) and word in self._corpus
+
+    def count(self, word: str) -> int:
+        word = compact(word)
+        return self._corpus.count(word) if word else 0
+
+    def expansion(self, word: str) -> str | None:
+        """The compound a two-syllable word abbreviates, when the documents never use the word as a
+        morpheme of their own (inside a longer word is no use: 한국장학재단 holds 국장) and hold
+        exactly one likeliest such compound, written as is at least MIN_COMPOUND_COUNT times."""
+        if len(word) != 2 or not _HANGUL.fullmatch(word) or word in self._morphemes:
+            return None
+        candidates = [(self.count(compound), compound) for compound in self._abbreviations.get(word, ())]
+        candidates = sorted((c for c in candidates if c[0] >= MIN_COMPOUND_COUNT), reverse=True)
+        if not candidates or (len(candidates) > 1 and candidates[1][0] == candidates[0][0]):
+            return None
+        return candidates[0][1]
+
+    def synonym(self, member: str, group: Sequence[str]) -> str | None:
+        """The member of `group` the documents use most, for a `member` they never use."""
+        if self.uses(member):
+            return None
+        used = sorted(((self.count(other), other) for other in group if other != member), reverse=True)
+        return used[0][1] if used and used[0][0] > 0 else None
+
+    def rewrite(self, query: str, key_words: Sequence[str] = ()) -> tuple[str, list[Rewrite]]:
+        """`query` with the words the documents never use replaced by theirs, and what was replaced.
+        `key_words`: the query's nouns as the tokenizer reads them; only those may be abbreviations
+        (a syllable pair across a word and its ending, "중인데", is not one)."""
+        rewrites: list[Rewrite] = []
+        text = query
+        for member, group in self._members_in(query):
+            replacement = self.synonym(member, group)
+            if replacement is not None:
+                text, done = _replace_once(_spaced(member), replacement, text)
+                if done:
+                    rewrites.append(Rewrite(member, replacement, "synonym"))
+        for word in _abbreviation_candidates(text, key_words):
+            compound = self.expansion(word)
+            if compound is not None:
+                text, done = _replace_once(re.compile(rf"(?<![\uac00-\ud7a3]){re.escape(word)}"), compound, text)
+                if done:
+                    rewrites.append(Rewrite(word, compound, "abbreviation"))
+        return text, rewrites
+
+    def _members_in(self, query: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(member, its group) for every thesaurus member in the query, longest first, none inside
+        a longer one already found ("군입대휴학" hides "군입대" and "입대")."""
+        query = compact(query)
+        members = sorted(((m, g) for g in self.groups for m in g if compact(m) in query),
+                         key=lambda item: -len(compact(item[0])))
+        taken: list[str] = []
+        out = []
+        for member, group in members:
+            key = compact(member)
+            if any(key in longer for longer in taken):
+                continue
+            taken.append(key)
+            out.append((member, group))
+        return out
+
+
+def _compounds(token_lists: Iterable[Sequence[str]]) -> tuple[dict[str, Counter], set[str]]:
+    """abbreviation -> Counter of the compounds it can stand for, and every morpheme seen. A compound
+    is two adjacent Hangul morphemes of two or more syllables each ("국가" "장학금" -> 국장), or one
+    long morpheme the tokenizer keeps whole (a profile alias such as 융합전공 -> 융전)."""
+    found: dict[str, Counter] = defaultdict(Counter)
+    morphemes: set[str] = set()
+    for tokens in token_lists:
+        morphemes.update(tokens)
+        previous = ""
+        for token in tokens:
+            if not _HANGUL.fullmatch(token):
+                previous = ""
+                continue
+            for abbreviation in _single_abbreviations(token):
+                found[abbreviation][token] += 1
+            if len(previous) >= 2 and len(token) >= 2:
+                found[previous[0] + token[0]][previous + token] += 1
+            previous = token
+    return found, morphemes
+
+
+def _single_abbreviations(token: str) -> tuple[str, ...]:
+    """What a long morpheme the tokenizer keeps whole is shortened to: its first syllable with the
+    first of a second part of two or three syllables (융합전공 -> 융전, 국가장학금 -> 국장,
+    데이터과학과 -> 데과), and a department's name to its first syllable + 과 (컴퓨터학과 -> 컴과)."""
+    if len(token) < 4:
+        return ()
+    out = [token[0] + token[i] for i in (len(token) - 3, len(token) - 2) if 2 <= i <= 3]
+    if token.endswith("과"):
+        out.append(token[0] + "과")
+    return tuple(out)
+
+
+def _abbreviation_candidates(text: str, key_words: Sequence[str]) -> list[str]:
+    """The two-syllable nouns of the query ("융전", "국장"), and a one-syllable noun that is a whole
+    written word with the syllable after it ("컴과": the tokenizer reads 컴 + the particle 과)."""
+    candidates = [w for w in dict.fromkeys(key_words) if len(w) == 2 and _HANGUL.fullmatch(w)]
+    singles = {w for w in key_words if len(w) == 1 and _HANGUL.fullmatch(w)}
+    for raw in text.split():
+        run = _HANGUL.match(raw)
+        if run and len(run.group()) == 2 and run.group()[0] in singles and run.group() not in candidates:
+            candidates.append(run.group())
+    return candidates
+
+
+def _replace_once(pattern: re.Pattern, replacement: str, text: str) -> tuple[str, bool]:
+    """The first match of `pattern` replaced, with a space before a particle that follows: "학위기에"
+    would be read 학 + 위기 + 에 by the tokenizer, "학위기 에" is read as the word and its particle."""
+    match = pattern.search(text)
+    if match is None:
+        return text, False
+    space = " " if _HANGUL.match(text[match.end():match.end() + 1]) else ""
+    return text[:match.start()] + replacement + space + text[match.end():], True
+
+
+def _spaced(word: str) -> re.Pattern:
+    """`word` with any spacing between its characters ("영어 점수" matches "영어점수")."""
+    return re.compile(r"\s*".join(re.escape(ch) for ch in compact(word)), flags=re.IGNORECASE)

@@ -1,0 +1,88 @@
+"""A student's words in the build's own words (advisor/retrieval/vocabulary.py): abbreviations read
+from the build's compounds, synonyms from the thesaurus, and never over the institution's own words."""
+
+from __future__ import annotations
+
+from advisor.retrieval.vocabulary import CorpusVocabulary, load_thesaurus
+
+TEXTS = [
+    "융합전공 지원은 포털에서 합니다. 융합전공 이수요건은 학과마다 다릅니다.",
+    "국가장학금 문의는 한국장학재단으로 하세요. 국가장학금은 소득 분위로 정합니다.",
+    "컴퓨터학과 졸업요건. 컴퓨터학과 사무실은 3층입니다.",
+    "학위복 대여는 2월 졸업식에만 가능합니다. 현장실습은 학점으로 인정합니다.",
+]
+TOKENS = [
+    ["융합전공", "지원", "포털", "융합전공", "이수", "요건", "학과"],
+    ["국가", "장학금", "문의", "한국", "장학", "재단", "국가", "장학금", "소득", "분위"],
+    ["컴퓨터학과", "졸업", "요건", "컴퓨터학과", "사무실", "층"],
+    ["학위", "복", "대여", "졸업식", "현장", "실습", "학점", "인정"],
+]
+GROUPS = [("학위복", "졸업가운"), ("현장실습", "인턴십"), ("졸업식", "학위수여식")]
+
+
+def vocabulary(groups=GROUPS) -> CorpusVocabulary:
+    return CorpusVocabulary(iter(TEXTS), iter(TOKENS), groups)
+
+
+def test_an_abbreviation_is_expanded_to_the_compound_the_documents_use():
+    v = vocabulary()
+    for student, build in (("융전", "융합전공"), ("국장", "국가장학금"), ("컴과", "컴퓨터학과")):
+        text, rewrites = v.rewrite(f"{student} 문의는 어디서", key_words=[student] if student != "컴과" else ["컴"])
+        assert text.startswith(build) and [(r.student_word, r.build_word, r.rule) for r in rewrites] == [
+            (student, build, "abbreviation")]
+
+
+def test_a_word_the_documents_use_is_never_rewritten():
+    v = vocabulary()
+    # "국장" is inside 한국장학재단 as text, but no morpheme of the documents: still an abbreviation;
+    # "장학" is a morpheme of theirs: left alone, whatever it could abbreviate
+    assert v.rewrite("장학 문의", key_words=["장학", "문의"]) == ("장학 문의", [])
+    assert v.rewrite("졸업식 언제", key_words=["졸업식"]) == ("졸업식 언제", [])  # their word, not the group's other
+
+
+def test_a_two_syllable_pair_across_a_word_and_its_ending_is_not_an_abbreviation():
+    # "중인데": the tokenizer reads 중 + 이 + ㄴ데, so "중인" is no key word and never looked up
+    assert vocabulary().rewrite("휴학 중인데 가능해요", key_words=["휴학"]) == ("휴학 중인데 가능해요", [])
+
+
+def test_a_synonym_becomes_the_member_the_documents_use_with_a_space_before_a_particle():
+    text, rewrites = vocabulary().rewrite("졸업가운은 어디서 빌려요? 인턴십 학점도", key_words=[])
+    assert text == "학위복 은 어디서 빌려요? 현장실습 학점도"
+    assert {(r.student_word, r.build_word) for r in rewrites} == {("졸업가운", "학위복"), ("인턴십", "현장실습")}
+
+
+def test_spacing_does_not_matter_and_the_longest_member_wins():
+    v = CorpusVocabulary(["공인외국어 성적을 제출합니다"], [["공인", "외국어", "성적", "제출"]],
+                         [("공인외국어", "영어점수", "영어 성적"), ("성적", "점수")])
+    text, rewrites = v.rewrite("영어 점수 내야 돼요?", key_words=["영어", "점수"])
+    assert text == "공인외국어 내야 돼요?" and len(rewrites) == 1  # not also 점수 -> 성적 inside it
+
+
+def test_an_unknown_word_with_no_compound_is_left_alone():
+    # out-of-scope words ("맛집", "학식") have no compound in the documents to stand for
+    assert vocabulary().rewrite("학식 맛집 추천", key_words=["학식", "맛집", "추천"]) == ("학식 맛집 추천", [])
+
+
+def test_the_shipped_thesaurus_has_interchangeable_groups_and_no_member_twice():
+    groups = load_thesaurus()
+    assert len(groups) >= 30 and all(len(g) >= 2 for g in groups)
+    members = [m.replace(" ", "") for g in groups for m in g]
+    assert len(members) == len(set(members))
+
+
+def test_the_index_is_built_once_even_when_asked_from_several_threads():
+    import threading
+
+    calls = []
+
+    def texts():
+        calls.append(1)
+        yield from TEXTS
+
+    v = CorpusVocabulary(texts(), iter(TOKENS), GROUPS)
+    threads = [threading.Thread(target=v.rewrite, args=("졸업가운 대여",)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [1] and v.rewrite("졸업가운 대여")[0] == "학위복 대여"
