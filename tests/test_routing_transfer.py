@@ -183,7 +183,9 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     "너 뭐야?", "넌 누구니", "who are you", "what can you do?", "is this a bot?", "are you an AI?", "AI 맞지?",
     # inflected English folds to the lexicon's base forms; the conversation and the answers' sources
     "do you remember our chat", "are your answers up to date?", "where do your answers come from?",
-    "do you store the messages I typed?", "너 똑똑해?", "너한테 입력한 거 지워져?"])
+    "do you store the messages I typed?", "너 똑똑해?", "너한테 입력한 거 지워져?",
+    # a bot named in Latin inside a Korean frame, a bot confirmed, age, a language alone, a "?" alone
+    "너 gpt야?", "챗봇 맞죠?", "너 몇 살이야", "너 말 믿어도 됨?", "중국어 가능해요?", "영어도 돼?", "u a human?"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -192,7 +194,8 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     "너무 피곤해", "너 귀엽다", "how are you", "thank you", "see you", "I love you", "챗봇아 뭐 하고 있었어?",
     "저기요 챗봇님", "AI가 뭔지 설명하는 교양 과목 있어?", "로봇공학과 주말 특강 답변 언제 와요?",
     # no word refers to the assistant: whose data, whose records, is not said
-    "is my data stored", "where are grades recorded?", "제가 입력한 거 저장돼요?"])
+    "is my data stored", "where are grades recorded?", "제가 입력한 거 저장돼요?",
+    "챗봇아 안녕", "중국어 강의 있어요?", "영어 성적 몇 점 필요해요?"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 

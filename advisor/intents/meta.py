@@ -67,6 +67,7 @@ ENDINGS = (
     "는거", "는건", "거", "건", "게", "네", "네요", "군요", "구나", "라", "이라", "래", "래요", "대", "대요",
     "하지", "하죠", "했어", "했어요", "된거", "된거야", "있", "있어", "있어요", "있나요", "있니", "잇", "잇어",
     "져", "져요", "지나요", "없", "없어", "없어요", "없나요", "었", "었어", "었어요", "었니", "었나요", "셨", "셨어요", "셨나요", "음",
+    "됨", "함",
     # honorific endings ("누구신가요", "상담원이세요")
     "신가요", "이신가요", "세요", "이세요", "으세요", "시죠", "십니까", "이십니까", "신지", "시나요", "셔요",
     # the casual 요 -> 여 people type
@@ -167,7 +168,8 @@ REFERENCE_KO = ("너", "넌", "너는", "너가", "니가", "네가", "니", "�
                 "이챗봇", "이봇", "이서비스", "여기")
 # what is asked of it: identity, capability, availability, reliability, privacy, language
 IDENTITY_KO = ("똑똑", "사람", "인간", "로봇", "봇", "챗봇", "인공지능", "에이아이", "ai", "기계", "프로그램", "누구", "정체", "이름",
-               "누가", "만들", "만든", "만들었", "상담원", "직원", "진짜", "실제", "gpt", "지피티", "chatbot", "bot")
+               "누가", "만들", "만든", "만들었", "상담원", "직원", "진짜", "실제", "gpt", "지피티", "chatbot", "bot", "몇", "살",
+               "나이")
 CAPABILITY_KO = ("할", "수", "줄", "뭘", "뭐", "머", "뭔", "무엇", "무슨", "어떤", "어떻게", "어디까지", "알", "아는", "알아",
                  "도와", "도와줄", "도움", "대답", "답", "답변", "답장", "답해", "답할", "응답", "물어", "물어보", "물어봐",
                  "물어볼", "질문", "기능", "사용법", "쓰는", "써", "이용", "범위", "가능", "못", "잘", "말", "정보",
@@ -183,7 +185,11 @@ _META_WORDS_KO = (REFERENCE_KO + IDENTITY_KO + CAPABILITY_KO + AVAILABILITY_KO +
 
 # predicates looked for in the message with its spaces removed
 _REFERENCE = re.compile(r"(?:너(?!무)|넌|니가|네가|당신|챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|이거|이건|여기)")
-_IDENTITY = re.compile(r"(?:chatbot|bot|똑똑|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티)")
+_IDENTITY = re.compile(r"(?:chatbot|bot|똑똑|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티|"
+                       r"몇살|나이)")
+# what is left of "챗봇 맞죠?" once the bot is named: a confirmation that it is one
+_CONFIRMS = re.compile(r"^(?:맞|맞죠|맞지|맞아|맞나|맞나요|맞아요|맞습니까|인가요|이신가요|신가요|이세요|세요|이에요|예요|에요|임|이지|지)$")
+_BOT_NOUN = re.compile(r"(?:챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|chatbot|bot)")
 _CAPABILITY = re.compile(r"(?:할수있|할수잇|할줄|수있|수잇|뭘알|뭐알|아는|알아|도와|도움|대답|답변|답장|답해|답할|답하|응답|물어|"
                          r"질문|기능|사용법|쓰는법|어떻게써|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
 _AVAILABILITY = re.compile(r"(?:주말|밤|새벽|휴일|24시간|언제든|언제나|항상|방학|아무때나|쉬는날|계속|매일)")
@@ -309,7 +315,15 @@ def is_meta_question(text: str) -> bool:
     compact = "".join(hangul)
     if _WHAT_ARE_YOU.match(compact):
         return True
+    if hangul and _LANGUAGE.search(compact) and (_CAPABILITY.search(compact) or re.search(r"돼|되", compact)):
+        # "중국어 가능해요?", "영어도 돼?": every word about the assistant, and a language asked of it
+        return True
+    # Latin names of a bot count in the Korean frame ("너 gpt야?", "ai 맞죠?")
+    compact = "".join(t for t in tokens if _is_hangul(t) or _BOT_NOUN.fullmatch(t))
     reference = _REFERENCE.search(compact)
+    if reference is not None and _BOT_NOUN.fullmatch(reference.group()) and _CONFIRMS.match(
+            compact[: reference.start()] + compact[reference.end():]):
+        return True  # "챗봇 맞죠?": is it a bot
     referred = reference is not None or any(t in REFERENCE_EN for t in latin)
     if reference is not None:
         # the word that names the assistant is not also what is asked of it: "저기요 챗봇님"
@@ -324,7 +338,8 @@ def is_meta_question(text: str) -> bool:
     english_only = not hangul
     if english_only:
         # "you" alone ("how are you", "thank you") is no question about the assistant
-        return referred and asked and any(t in PREDICATE_EN for t in latin) and _asks_something_en(latin)
+        return referred and asked and any(t in PREDICATE_EN for t in latin) and (
+            _asks_something_en(latin) or "?" in text)
     return asked and (referred or answering)
 
 

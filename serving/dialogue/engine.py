@@ -146,6 +146,10 @@ class Advisor:
         # Advisor, so a build swap (a new embedder) never reuses an old vector.
         self._message_terms = _memo(self._read_message, 1024)
         self._faq_vector = _memo(self._embed_message, 1024)
+        # what a passage states for a question: read for every candidate when deciding what to ask,
+        # again for the evidence question and the "no material for you" check (and, in the
+        # evaluation, by every system variant that retrieves the same passages)
+        self._key_facts = _memo(self._read_key_facts, 16384)
         self.llm = llm
         self.router = router or IntentRouter()
         self.faq_store = faq_store
@@ -497,9 +501,11 @@ class Advisor:
                 if hasattr(extractor, "ranges_in") for r in extractor.ranges_in(text)]
 
     def _facts_reader(self, query: str):
-        words = self._key_words(query)
-        return lambda chunk: variants.key_facts(chunk.text, words, self._audience_spans, self.term_weights, query,
-                                                chunk.title or "", self.audience_words)
+        return lambda chunk: self._key_facts(query, chunk.text, chunk.title or "")
+
+    def _read_key_facts(self, query: str, text: str, title: str):
+        return variants.key_facts(text, self._key_words(query), self._audience_spans, self.term_weights, query,
+                                  title, self.audience_words)
 
     def _uncovered(self, pending: Pending, session: Session, today: date) -> dict | None:
         """When the student's own evidence does not answer: the attributes the question depends on
