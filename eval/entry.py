@@ -97,8 +97,7 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
     backend = f"LLM {meta.llm_model}" if meta.llm_model else "offline"
     say(f"evaluating {len(systems)} system(s) x {len(settings)} setting(s) on {len(instances)} instances "
         f"(build {meta.build_id}, {backend}). {gold_line(meta.gold_from)}")
-    from eval import runner  # lazily: the systems pull in the whole serving stack
-    from eval.truth import true_labels
+    from eval.truth import true_labels  # lazily, as the runner below: they pull in the serving stack
 
     try:
         labels = true_labels(config, warehouse, advisor.build)  # for profill-true-labels; None without truth
@@ -108,8 +107,7 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
     def report(*parts, **named) -> None:  # tolerant: the runner decides what it reports
         progress.report("evaluation", " ".join(str(p) for p in (*parts, *named.values())))
 
-    outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
-                                    tokenizer=tokenizer, progress=report, true_labels=labels)
+    outcome = _run(advisor, tokenizer, root, config, instances, systems, settings, labels, report, say)
     intent, router, predictions = intent_evaluation(build_dir, test_examples)
     result = Evaluated(meta.run_id, False, meta.build_id, meta.benchmark_hash, meta.instances, meta.gold_from,
                        outcome.aggregates)
@@ -119,6 +117,21 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
         store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router,
                          instances=instances, intent_predictions=predictions)
     return result
+
+
+def _run(advisor, tokenizer, builds_root: Path, config, instances, systems, settings, labels, report, say):
+    """The runner over the instances: in several processes offline (eval/parallel.py) when there
+    are enough of them, else in this one with `advisor`."""
+    from eval import parallel, runner
+
+    workers = parallel.worker_count(len(instances)) if advisor.llm_client is None else 1
+    if workers > 1:
+        say(f"evaluating in {workers} processes")
+        progress.report("evaluation", f"{len(instances)} instances in {workers} processes")
+        return parallel.run_sharded(parallel.Shard(config, builds_root, advisor.build_id, list(instances), list(systems),
+                                                   list(settings), labels, None), workers)
+    return runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
+                                 tokenizer=tokenizer, progress=report, true_labels=labels)
 
 
 def _engine(config, builds_root: Path, llm_settings, build_id: str):

@@ -98,7 +98,7 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
                 run.judge(rows, instances, judged)
             run.timings[f"{system}/{setting}"] = time.perf_counter() - started
             per_query.extend(rows)
-            aggregates.append(_aggregate(system, setting, rows))
+            aggregates.append(aggregate(system, setting, rows))
             run.report(f"{system} {setting}", f"{len(rows)} queries")
     return EvalOutcome(per_query, aggregates, run.params(systems, settings, judged), dict(run.timings))
 
@@ -273,7 +273,7 @@ def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
     }
 
 
-def _aggregate(system: str, setting: str, rows: list[dict]) -> dict:
+def aggregate(system: str, setting: str, rows: list[dict]) -> dict:
     """The system x setting's aggregate over the main slice (profile_dependent when the benchmark
     has it, else every instance; eval.metrics.sliced_aggregate), with every slice's aggregate in
     "slices"; a tiered system (urag) also gets its tier shares and accuracy, over the same rows as

@@ -427,3 +427,60 @@ def test_an_annotation_error_shows_up_as_a_miss_and_is_blamed_on_its_attribute(a
     assert mrr["profill-true-labels"] > mrr["profill"] + 0.2
     blamed = [r["label_errors"] for r in _rows(outcome, "profill", "oracle")]
     assert sum("admission_year" in b for b in blamed) >= len(asked) // 2
+
+
+# ---------------------------------------------------------------------------- several processes
+
+def test_worker_count_follows_the_request_the_environment_and_the_shard_size(monkeypatch):
+    from eval.parallel import MIN_SHARD, WORKERS_ENV, worker_count
+
+    assert worker_count(10 * MIN_SHARD, 3) == 3
+    assert worker_count(MIN_SHARD + 1, 4) == 1  # two shards would each be too small to pay a second engine
+    monkeypatch.setenv(WORKERS_ENV, "2")
+    assert worker_count(10 * MIN_SHARD) == 2
+    monkeypatch.setenv(WORKERS_ENV, "two")
+    with pytest.raises(ValueError, match=WORKERS_ENV):
+        worker_count(10 * MIN_SHARD)
+
+
+def test_sharded_outcomes_merge_in_the_runners_order_with_aggregates_over_every_shard():
+    from eval.parallel import merge
+    from eval.runner import EvalOutcome
+
+    def row(system, instance_id, rank):
+        return {"system": system, "setting": "oracle", "instance_id": instance_id, "rank": rank,
+                "gold_ranks": [rank] if rank else [], "gold_sources": ["u"], "slice": "all", "rouge_l": 0.0,
+                "token_f1": 0.0, "keyword_match": 0.0, "source_match": 0.0, "grounded_correctness": None,
+                "seconds": 1.0, "questions_asked": 0, "tier": None}
+
+    def outcome(ids, ranks):
+        rows = [row(s, i, r) for s in ("bm25", "dense") for i, r in zip(ids, ranks)]
+        aggregates = [runner.aggregate(s, "oracle", [x for x in rows if x["system"] == s]) for s in ("bm25", "dense")]
+        skipped = {"system": "urag", "setting": "oracle", "skipped": "why"}
+        return EvalOutcome(rows, [*aggregates, skipped], {"k": 10}, {"bm25/oracle": 1.0})
+
+    merged = merge([outcome(["a", "b"], [1, None]), outcome(["c"], [2])], [["a", "b"], ["c"]])
+    assert [(r["system"], r["instance_id"]) for r in merged.per_query] == [
+        ("bm25", "a"), ("bm25", "b"), ("bm25", "c"), ("dense", "a"), ("dense", "b"), ("dense", "c")]
+    whole = runner.aggregate("bm25", "oracle", merged.per_query[:3])
+    assert merged.aggregates[0] == whole and whole["n"] == 3  # over every shard's rows, not averaged
+    assert merged.aggregates[2]["skipped"] == "why"
+    assert merged.timings == {"bm25/oracle": 2.0} and merged.params["processes"] == 2
+
+
+def test_two_processes_give_the_rows_of_one(advisor, instances, demo_warehouse, monkeypatch):
+    from eval import parallel
+
+    monkeypatch.setattr(parallel, "MIN_SHARD", 5)
+    systems, settings = ["bm25", "profill"], ["deployment", "oracle"]
+    one = run_evaluation(advisor, instances, systems, settings)
+    shard = parallel.Shard(demo_warehouse.config(), demo_warehouse.builds, advisor.build_id, list(instances),
+                           systems, settings, None, None)
+    two = parallel.run_sharded(shard, parallel.worker_count(len(instances), 2))
+
+    def without_timing(rows):
+        return [{k: v for k, v in r.items() if k not in ("seconds", "seconds_per_query", "slices")} for r in rows]
+
+    assert len(two.per_query) == len(one.per_query)
+    assert without_timing(two.per_query) == without_timing(one.per_query)
+    assert without_timing(two.aggregates) == without_timing(one.aggregates)

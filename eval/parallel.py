@@ -1,0 +1,109 @@
+"""The offline evaluation over several processes: the instances split into contiguous shards, each
+shard run by `eval.runner.run_evaluation` in a process of its own (its own engine over the same
+index build), the rows put back in the order one process gives them and the aggregates computed
+over all of them (docs/architecture.md, "Evaluation").
+
+Why processes: the systems are Python (retrieval fusion, the dialogue's rules), so threads share one
+core; the evaluation is most of `make demo`. Why shards of instances rather than of systems: an
+engine's caches (tokens, retrievals, FAQ searches) serve every system that sees the same question,
+so each process keeps whole instances. The rows are the same as in one process: every simulated
+student's choices are keyed on the instance (eval/simulate.py), never on the order of the run.
+
+Only without an LLM: an LLM run is bound by the endpoint and its own cache, not by this CPU.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from eval.runner import EvalOutcome, aggregate, run_evaluation
+
+MIN_SHARD = 150  # fewer instances per process than this: the second engine's start-up (~5 s) is not worth it
+MAX_WORKERS = 4
+WORKERS_ENV = "ADVISOR_EVAL_WORKERS"
+
+
+def worker_count(instances: int, requested: int | None = None) -> int:
+    """How many processes evaluate `instances`: `requested`, else $ADVISOR_EVAL_WORKERS, else one
+    per available core (at most MAX_WORKERS); never more than gives each MIN_SHARD instances."""
+    if requested is None:
+        configured = os.environ.get(WORKERS_ENV, "").strip()
+        if configured:
+            try:
+                requested = int(configured)
+            except ValueError:
+                raise ValueError(f"${WORKERS_ENV} must be a whole number, got {configured!r}") from None
+        else:
+            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            requested = min(cores, MAX_WORKERS)
+    return max(1, min(requested, instances // MIN_SHARD))
+
+
+@dataclass(frozen=True)
+class Shard:
+    """What one process needs to rebuild the run: everything picklable (no engine)."""
+
+    config: object  # InstitutionConfig
+    builds_root: Path
+    build_id: str
+    instances: list
+    systems: list
+    settings: list
+    true_labels: Mapping | None
+    dont_know_share: float | None
+
+
+def run_sharded(shard: Shard, workers: int) -> EvalOutcome:
+    """`shard`'s instances evaluated over `workers` processes, merged as one process would give them."""
+    instances = shard.instances
+    size = -(-len(instances) // workers)
+    parts = [instances[i:i + size] for i in range(0, len(instances), size)]
+    shards = [Shard(shard.config, shard.builds_root, shard.build_id, part, shard.systems, shard.settings,
+                    shard.true_labels, shard.dont_know_share) for part in parts]
+    # spawn, not fork: the parent's tokenizer and search threads do not survive a fork
+    with ProcessPoolExecutor(max_workers=len(shards), mp_context=multiprocessing.get_context("spawn")) as pool:
+        outcomes = list(pool.map(_evaluate_shard, shards))
+    return merge(outcomes, [[inst["id"] for inst in part] for part in parts])
+
+
+def merge(outcomes: Sequence[EvalOutcome], ids: Sequence[Sequence[str]]) -> EvalOutcome:
+    """The shards' outcomes as one: rows in the runner's order (system, setting, then instance), the
+    aggregates over every shard's rows, the timings summed."""
+    first = outcomes[0]
+    rows: dict[tuple[str, str], list[dict]] = {}
+    for outcome in outcomes:
+        for row in outcome.per_query:
+            rows.setdefault((row["system"], row["setting"]), []).append(row)
+    order = {instance_id: i for i, instance_id in enumerate(i for part in ids for i in part)}
+    per_query, aggregates = [], []
+    for entry in first.aggregates:  # the runner's system x setting order, skips included
+        key = (entry["system"], entry["setting"])
+        if entry.get("skipped"):
+            aggregates.append(entry)
+            continue
+        together = sorted(rows.get(key, []), key=lambda row: order[row["instance_id"]])
+        per_query.extend(together)
+        aggregates.append(aggregate(*key, together))
+    timings: dict[str, float] = {}
+    for outcome in outcomes:
+        for name, seconds in outcome.timings.items():
+            timings[name] = timings.get(name, 0.0) + seconds
+    return EvalOutcome(per_query, aggregates, {**first.params, "processes": len(outcomes)}, timings)
+
+
+def _evaluate_shard(shard: Shard) -> EvalOutcome:
+    from advisor.chunking.token_cache import tokenizer_for
+    from serving.dialogue.engine import open_advisor
+
+    tokenizer = tokenizer_for(shard.config)
+    advisor = open_advisor(shard.builds_root, shard.config, tokenizer=tokenizer)
+    if advisor.build_id != shard.build_id:
+        raise RuntimeError(f"the latest index build changed during the evaluation ({shard.build_id} -> "
+                           f"{advisor.build_id}); evaluate again")
+    return run_evaluation(advisor, shard.instances, shard.systems, shard.settings, tokenizer=tokenizer,
+                          true_labels=shard.true_labels, dont_know_share=shard.dont_know_share)
