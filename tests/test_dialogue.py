@@ -73,9 +73,14 @@ def test_an_faq_entry_for_the_group_the_question_names_answers_without_asking(ad
     assert reply.trace["questions_asked"] == 0
 
 
-def test_dont_know_gets_the_faq_answer_labelled_with_whom_it_is_for(advisor):
-    # the one close entry is for returning students; a student who does not know their status is
-    # told so, not given that entry as if it were theirs
+def test_dont_know_gets_the_faq_answer_labelled_with_whom_it_is_for(demo_warehouse):
+    # the one close entry is for returning students (its own question says so); a student who does
+    # not know their status is told so, not given that entry as if it were theirs. The threshold is
+    # set at the entry's score: whether this build's calibration lets it answer is not the point
+    advisor = open_advisor(demo_warehouse.builds, demo_warehouse.config())
+    best = advisor.faq_search(SCHOLARSHIP, {}, hard=False)[0]
+    assert best.entry.applies_to["student_status"] == ["returning"]
+    advisor.thresholds = {**advisor.thresholds, "faq_threshold": min(advisor.thresholds["faq_threshold"], best.score)}
     session = advisor.new_session()
     reply = advisor.respond(session, message=SCHOLARSHIP)
     reply = advisor.respond(session, profile={"student_status": None})

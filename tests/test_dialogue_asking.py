@@ -356,3 +356,90 @@ def test_a_general_faq_entry_does_not_answer_where_the_answers_differ_by_who_ask
     # the same entry for a question whose answer is the same for everyone: URAG's FAQ first
     reply = engine.respond(engine.new_session(), message="계절학기는 최대 몇 학점까지 들을 수 있어요?")
     assert reply.tier == "faq" and reply.answer == entry.answer
+
+
+class _FixedStore:
+    """An FAQ store whose entries match every question with fixed scores, best first."""
+
+    def __init__(self, *scored):
+        self.scored = scored
+
+    def __len__(self):
+        return len(self.scored)
+
+    def search(self, vector, known, k=20, hard=True, query_tokens=None):
+        from advisor.faq.store import FAQMatch
+
+        kept = [(e, s) for e, s in self.scored if not (hard and conflicts(e.applies_to, known or {}, CONFIG.profile))]
+        return [FAQMatch(e, s, i + 1) for i, (e, s) in enumerate(kept)]
+
+
+def _engine_with_faq(advisor, *scored) -> Advisor:
+    return Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=advisor.retriever,
+                   embedder=_ZeroEmbedder(), faq_store=_FixedStore(*scored), thresholds={"faq_threshold": 0.5})
+
+
+def _faq_entry(question: str, answer: str, **applies):
+    from advisor.faq.store import FAQEntry
+
+    url = f"/faq#{abs(hash(question + answer)) % 1000}"
+    return FAQEntry(url, question, answer, url, ("f1",), {n: applies.get(n) for n in CONFIG.profile}, "seed")
+
+
+LEAVE = "휴학은 최대 몇 학기까지 할 수 있어요?"  # the cohorts' pages state the same: 6학기
+
+
+def test_an_faq_entry_limited_on_what_the_answer_does_not_depend_on_answers_without_asking(advisor):
+    # the entry names a cohort, but neither the documents nor another entry answer otherwise for
+    # other cohorts: a question would cost the student a turn and change nothing
+    entry = _faq_entry("휴학 최대 학기", "휴학은 최대 6학기까지 가능합니다.", cohort=(2019, 2022))
+    engine = _engine_with_faq(advisor, (entry, 0.95))
+    reply = engine.respond(engine.new_session(), message=LEAVE)
+    assert reply.type == "answer" and reply.tier == "faq" and reply.answer == entry.answer
+    assert reply.trace["questions_asked"] == 0
+    # an entry whose own question names the group it is for: asked, unless the student's question
+    # names it too; the same limit read from the answer alone asks nothing
+    for_returning = _faq_entry("복학생 휴학 최대 학기", "휴학은 최대 6학기까지 가능합니다.", status=("returning",))
+    engine = _engine_with_faq(advisor, (for_returning, 0.95))
+    reply = engine.respond(engine.new_session(), message=LEAVE)
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["status"]
+    mentioned = _faq_entry("휴학 최대 학기", "복학생을 포함해 휴학은 최대 6학기까지 가능합니다.", status=("returning",))
+    engine = _engine_with_faq(advisor, (mentioned, 0.95))
+    assert engine.respond(engine.new_session(), message=LEAVE).tier == "faq"
+    engine = _engine_with_faq(advisor, (for_returning, 0.95))
+    reply = engine.respond(engine.new_session(), message="복학생은 휴학 최대 몇 학기까지 돼요?")
+    assert reply.tier == "faq" and reply.trace["questions_asked"] == 0
+
+
+def test_faq_siblings_for_other_values_that_answer_otherwise_are_asked_about(advisor):
+    old = _faq_entry("휴학 최대 학기", "휴학은 최대 6학기까지 가능합니다.", cohort=(2019, 2022))
+    new = _faq_entry("휴학 최대 학기", "휴학은 최대 4학기까지 가능합니다.", cohort=(2023, 2026))
+    engine = _engine_with_faq(advisor, (old, 0.95), (new, 0.94))
+    session = engine.new_session()
+    reply = engine.respond(session, message=LEAVE)
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
+    reply = engine.respond(session, profile={"cohort": 2024})
+    assert reply.tier == "faq" and reply.answer == new.answer
+    # the same two entries saying the same thing: nothing to ask
+    same = _faq_entry("휴학 최대 학기", old.answer, cohort=(2023, 2026))
+    engine = _engine_with_faq(advisor, (old, 0.95), (same, 0.94))
+    reply = engine.respond(engine.new_session(), message=LEAVE)
+    assert reply.tier == "faq" and reply.trace["questions_asked"] == 0
+
+
+def test_a_general_faq_entry_that_answers_rather_than_defers_answers_whoever_asks(advisor):
+    # the cohorts' pages differ on credits, but this entry answers a question about the credits
+    # for everyone without deferring to the cohort: URAG's FAQ first
+    entry = _faq_entry("졸업 학점이 궁금해요", "졸업에 필요한 전공 학점은 학과 사무실에서 확인서를 발급받아 확인합니다.")
+    engine = _engine_with_faq(advisor, (entry, 0.99))
+    reply = engine.respond(engine.new_session(), message=CREDITS)
+    assert reply.tier == "faq" and reply.trace["questions_asked"] == 0
+
+
+@pytest.mark.parametrize(("answer", "defers"), [
+    ("졸업 학점은 학과마다 다릅니다.", True), ("학번별로 상이합니다.", True), ("입학년도에 따라 달라집니다.", True), ("학점은 입학년도에 따라 33학점 또는 36학점입니다.", True),
+    ("따라서 신청할 수 없습니다.", False),
+    ("It depends on your cohort.", True), ("계절학기마다 최대 6학점까지 신청할 수 있습니다.", False),
+    ("다른 학과 과목도 인정됩니다.", False), ("Different courses count.", False)])
+def test_an_answer_defers_only_with_a_verb_of_difference(answer, defers):
+    assert variants.defers(answer) is defers

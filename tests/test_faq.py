@@ -423,3 +423,23 @@ def test_source_chunks_are_the_non_faq_chunks(build):
     total = sum(len(c) for c in build.collections.values())
     assert len(chunks) == total - len(faq_chunks(build)) > 0
     assert all(c.text and c.doc_url for c in chunks)
+
+
+def test_calibration_splits_do_not_depend_on_the_host_the_site_was_crawled_from():
+    # the demo and the tests serve the same site on different ports: the same documents must fall
+    # in the same half with the same question forms, or the threshold changes with the port
+    from types import SimpleNamespace
+
+    from advisor.faq.calibrate import document_queries
+
+    def build_on(port: int):
+        urls = [f"http://127.0.0.1:{port}/academics/page{i}.html" for i in range(40)]
+        chunks = pl.DataFrame({"doc_url": urls, "title": [f"안내 {i}번" for i in range(40)], "kind": ["html"] * 40,
+                               "heading_path": [[f"항목 {i}"] for i in range(40)]})
+        collection = SimpleNamespace(chunks=chunks, applies_to=[{}] * 40)
+        return SimpleNamespace(collections={"static": collection}, schema=SCHEMA)
+
+    for half in (0, 1):
+        texts = [[(q.text, q.gold.split("/", 3)[-1]) for q in document_queries(build_on(port), seed=0, half=half)]
+                 for port in (8765, 54321)]
+        assert texts[0] == texts[1] and 0 < len(texts[0]) < 40

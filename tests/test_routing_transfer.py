@@ -156,7 +156,30 @@ DEV_FRESH = [
     ("졸업 전시 포폴 제출 어디에 해요", "information", "typo"),
     ("학생증 재발급 얼마 들어요?", "information", "polite"),
 ]
-ALL_DEV = DEV + DEV_FRESH
+# written after DEV_FRESH passed, to find what it missed: hand-overs to a person, how fresh the
+# answers are, the assistant compared with others, the conversation recalled, and information
+# questions that share those words (the rules for these were written on this set: it is DEV now)
+DEV_FRESH2 = [
+    ("상담 선생님이랑 직접 연결해 줄 수 있어요?", "ability", "polite"),
+    ("사람 상담원 바꿔줘", "ability", "banmal"),
+    ("can I talk to a real person?", "ability", "english"),
+    ("I want to speak to someone from staff", "ability", "english"),
+    ("여기 정보는 언제 업데이트된 거예요?", "ability", "polite"),
+    ("이 정보 출처가 어디야?", "ability", "banmal"),
+    ("너 챗gpt랑 뭐가 달라?", "ability", "mixed"),
+    ("너뭐하는애야", "ability", "nospace"),
+    ("내가 아까 한 말 기억해?", "ability", "banmal"),
+    ("너 어떤 대학 정보 알아?", "ability", "banmal"),
+    ("너는 무슨 모델 써? 🤖", "ability", "emoji"),
+    ("심화전공이랑 이중전공 차이가 뭐예요?", "information", "polite"),
+    ("학과 사무실 직원이랑 통화하려면 번호가 뭐예요", "information", "polite"),
+    ("교환학생 정보는 언제 업데이트돼요?", "information", "polite"),
+    ("how do I speak with my academic advisor?", "information", "english"),
+    ("I want to talk to someone about my leave of absence", "information", "english"),
+    ("이중전공 신청 시기가 언제인가요", "information", "polite"),
+    ("도서관 어디야?", "information", "banmal"),
+]
+ALL_DEV = DEV + DEV_FRESH + DEV_FRESH2
 REGISTERS = {"polite", "banmal", "typo", "nospace", "emoji", "english", "mixed"}
 
 
@@ -355,7 +378,7 @@ def _measure(route, messages) -> tuple[float, dict[str, float], list]:
 
 def _check_transfer(classifier: IntentClassifier):
     router = IntentRouter(classifier)
-    for messages in (DEV, DEV_FRESH):
+    for messages in (DEV, DEV_FRESH, DEV_FRESH2):
         accuracy, recall, wrong = _measure(lambda m: router.route(m)[0], messages)
         raw_accuracy, _, _ = _measure(lambda m: classifier.predict([m])[0].intent, messages)
         assert accuracy >= ROUTER_ACCURACY_FLOOR, (accuracy, wrong)

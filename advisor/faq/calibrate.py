@@ -39,6 +39,7 @@ from advisor.index.store import IndexBuild
 from advisor.faq.fit import answer_probe, fit_scorer, offtopic_probes
 from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import FAQ_KIND, FAQMatch, FAQStore
+from advisor.intents.seeds import site_key  # the same site on another host or port: the same splits
 
 PAPER_THRESHOLD = 0.9
 GRID_START, GRID_STOP, GRID_STEP = 0.50, 0.995, 0.005
@@ -245,14 +246,14 @@ def document_queries(build: IndexBuild, seed: int = 0, half: int | None = None) 
         for row, (doc_url, title, kind, headings) in enumerate(zip(
                 chunks["doc_url"].to_list(), chunks["title"].to_list(), chunks["kind"].to_list(),
                 chunks["heading_path"].to_list())):
-            if kind == FAQ_KIND or (half is not None and _stable_index(f"split\x00{doc_url}", 2) != half):
+            if kind == FAQ_KIND or (half is not None and _stable_index(f"split\x00{site_key(doc_url)}", 2) != half):
                 continue
             topic = _topic(title, list(headings or ()))
             if not topic or (doc_url, topic) in seen:
                 continue
             seen.add((doc_url, topic))
             forms = question_forms(topic)
-            pick = _stable_index(f"{seed}\x00{doc_url}\x00{topic}", len(forms))
+            pick = _stable_index(f"{seed}\x00{site_key(doc_url)}\x00{topic}", len(forms))
             profile = student_for(collection.applies_to[row], build.schema)
             out.append(CalibrationQuery(forms[pick], doc_url, profile, "document"))
     return out
@@ -422,7 +423,7 @@ def _answer_probes(store: FAQStore, seeds: Sequence, key_words: Tokenize, half: 
     out = []
     for entry, question, answer in zip(seeds, question_words, answer_words):
         korean = any("가" <= ch <= "힣" for ch in entry.question)
-        text = answer_probe(question, answer, weight, korean, f"{seed}\x00{half}\x00{entry.source_url}")
+        text = answer_probe(question, answer, weight, korean, f"{seed}\x00{half}\x00{site_key(entry.source_url)}")
         if text:
             out.append(CalibrationQuery(text, entry.source_url, student_for(entry.applies_to, store.schema), "faq"))
     return out

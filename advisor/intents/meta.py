@@ -163,13 +163,14 @@ def strip_greeting(text: str) -> str | None:
 # --- meta-questions ---------------------------------------------------------------------------
 
 # the assistant referred to: pronouns of address and names for a bot
-REFERENCE_KO = ("너", "넌", "너는", "너가", "니가", "네가", "니", "너도", "너한테", "너랑", "너희", "너네", "당신", "당신은",
+REFERENCE_KO = ("챗", "너", "넌", "너는", "너가", "니가", "네가", "니", "너도", "너한테", "너랑", "너희", "너네", "당신", "당신은",
                 "챗봇", "봇", "로봇", "인공지능", "에이아이", "ai", "gpt", "지피티", "chatbot", "bot", "이거", "이건",
                 "이챗봇", "이봇", "이서비스", "여기")
 # what is asked of it: identity, capability, availability, reliability, privacy, language
 IDENTITY_KO = ("똑똑", "사람", "인간", "로봇", "봇", "챗봇", "인공지능", "에이아이", "ai", "기계", "프로그램", "누구", "정체", "이름",
                "누가", "만들", "만든", "만들었", "상담원", "직원", "진짜", "실제", "gpt", "지피티", "chatbot", "bot", "몇", "살",
-               "나이")
+               "나이", "모델", "엔진", "버전", "챗gpt", "챗지피티", "chatgpt", "애", "하는애", "대학", "대학교", "학교", "달라",
+               "다른", "차이", "비교", "랑")
 CAPABILITY_KO = ("할", "수", "줄", "뭘", "뭐", "머", "뭔", "무엇", "무슨", "어떤", "어떻게", "어디까지", "알", "아는", "알아",
                  "도와", "도와줄", "도움", "대답", "답", "답변", "답장", "답해", "답할", "응답", "물어", "물어보", "물어봐",
                  "물어볼", "질문", "기능", "사용법", "쓰는", "써", "이용", "범위", "가능", "못", "잘", "말", "정보",
@@ -177,31 +178,41 @@ CAPABILITY_KO = ("할", "수", "줄", "뭘", "뭐", "머", "뭔", "무엇", "무
 AVAILABILITY_KO = ("주말", "밤", "새벽", "휴일", "공휴일", "24", "시간", "24시간", "언제든", "언제든지", "언제나", "항상", "늘",
                    "방학", "아무때나", "쉬는", "날", "쉬어", "쉬니", "꺼져", "켜져", "계속", "매일", "답장")
 RELIABILITY_KO = ("정확", "정확한", "정확해", "믿", "믿어", "믿을", "틀", "틀려", "틀린", "출처", "최신", "확실", "맞", "맞아",
-                  "맞지", "맞는", "아니", "아니지", "아니야")
-PRIVACY_KO = ("기억", "저장", "개인정보", "기록", "대화", "내용", "남아", "보관", "입력", "입력한", "삭제", "지워")
+                  "맞지", "맞는", "아니", "아니지", "아니야", "업데이트", "업데이트된", "갱신", "갱신된", "언제", "기준",
+                  "어디", "어디야", "어디서", "어디예요", "어디에요")
+PRIVACY_KO = ("기억", "저장", "개인정보", "기록", "대화", "내용", "남아", "보관", "입력", "입력한", "삭제", "지워", "내가", "제가",
+              "한", "말", "했던", "말한", "아까", "방금", "전에")
+# asking for a person instead: a hand-over is a question about what the assistant can do
+HANDOVER_KO = ("연결", "연결해", "바꿔", "바꿔줘", "바꿔주세요", "넘겨", "상담", "상담사", "선생님", "사람이랑", "직접", "통화")
 LANGUAGE_KO = ("영어", "한국어", "중국어", "일본어", "외국어", "언어", "english", "korean")
 _META_WORDS_KO = (REFERENCE_KO + IDENTITY_KO + CAPABILITY_KO + AVAILABILITY_KO + RELIABILITY_KO + PRIVACY_KO
-                  + LANGUAGE_KO + PARTICLES + ENDINGS + FILLERS_KO)
+                  + LANGUAGE_KO + HANDOVER_KO + PARTICLES + ENDINGS + FILLERS_KO)
 
 # predicates looked for in the message with its spaces removed
 _REFERENCE = re.compile(r"(?:너(?!무)|넌|니가|네가|당신|챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|이거|이건|여기)")
 _IDENTITY = re.compile(r"(?:chatbot|bot|똑똑|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티|"
-                       r"몇살|나이)")
+                       r"몇살|나이|모델|엔진|버전|어떤대학|무슨대학|어느대학|어떤학교|무슨학교|어느학교|뭐가달라|뭐가다른|차이)")
 # what is left of "챗봇 맞죠?" once the bot is named: a confirmation that it is one
 _CONFIRMS = re.compile(r"^(?:맞|맞죠|맞지|맞아|맞나|맞나요|맞아요|맞습니까|인가요|이신가요|신가요|이세요|세요|이에요|예요|에요|임|이지|지)$")
 _BOT_NOUN = re.compile(r"(?:챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|chatbot|bot)")
 _CAPABILITY = re.compile(r"(?:할수있|할수잇|할줄|수있|수잇|뭘알|뭐알|아는|알아|도와|도움|대답|답변|답장|답해|답할|답하|응답|물어|"
                          r"질문|기능|사용법|쓰는법|어떻게써|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
 _AVAILABILITY = re.compile(r"(?:주말|밤|새벽|휴일|24시간|언제든|언제나|항상|방학|아무때나|쉬는날|계속|매일)")
-_RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실)")
+_RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실|업데이트|갱신)")
 _PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관|입력|삭제|지워)")
+# a person asked for instead of the assistant ("사람 상담원 바꿔주세요", "상담 선생님이랑 연결해줄 수 있어?")
+_HANDOVER = re.compile(r"(?:사람|상담원|상담사|선생님|직원).*(?:연결|바꿔|넘겨|통화)")
 _LANGUAGE = re.compile(r"(?:영어|한국어|중국어|일본어|외국어|언어|english|korean)")
 # verbs whose subject can only be the assistant: who answers, who is asked
-_ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅)")
+_ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅|한말|했던말|말한거|"
+                        # the information it answers from, asked how fresh or where from ("정보가 최신인가요?")
+                        r"정보가|정보는|정보야|정보예요|정보에요|정보인가|정보출처|정보의)")
 # "너 뭐야" / "넌 누구니": identity asked with a bare pronoun and a question word
-_WHAT_ARE_YOU = re.compile(r"^(?:너|넌|너는|니|당신|당신은)(?:대체|도대체)?(?:뭐|무엇|뭔데|누구)(?:야|니|냐|이야|이니|이냐|인가요|"
-                           r"입니까|예요|에요|세요|이세요|신가요|지)?$")
-_ASKED_OF_IT = (_IDENTITY, _CAPABILITY, _AVAILABILITY, _RELIABILITY, _PRIVACY, _LANGUAGE)
+_WHAT_ARE_YOU = re.compile(r"^(?:너|넌|너는|니|당신|당신은)(?:대체|도대체)?(?:뭐|무엇|뭔데|누구|뭐하는애|뭐하는거|뭐하는앤|뭐하는놈)"
+                           r"(?:야|니|냐|이야|이니|이냐|인가요|입니까|예요|에요|세요|이세요|신가요|지)?$")
+_HANDOVER_EN_VERBS = frozenset({"talk", "speak", "connect", "transfer", "chat"})
+_HANDOVER_EN_PEOPLE = frozenset({"human", "person", "real", "someone"})  # "my advisor" alone asks about advising
+_ASKED_OF_IT = (_IDENTITY, _CAPABILITY, _AVAILABILITY, _RELIABILITY, _PRIVACY, _LANGUAGE, _HANDOVER)
 
 REFERENCE_EN = {"you", "u", "ya", "your", "yourself", "bot", "chatbot", "assistant", "robot", "ai", "gpt", "this", "it"}
 PREDICATE_EN = {
@@ -215,9 +226,11 @@ PREDICATE_EN = {
     "chat", "conversation", "message", "input", "type", "record", "log", "delete", "private", "secure", "safe",
     "source", "come", "date", "current", "latest", "update", "correct", "wrong", "mistake", "right", "smart",
     "clever", "intelligent", "learn", "train", "model", "llm", "chatgpt", "openai", "free", "cost", "sleep",
+    "info", "information", "sources", "updated", "different", "difference",
+    "talk", "connect", "transfer", "advisor", "counselor", "staff", "someone",
 }
 FUNCTION_EN = {
-    "are", "is", "am", "r", "a", "an", "the", "can", "could", "will", "would", "did", "me", "i", "my", "with",
+    "are", "is", "am", "want", "r", "a", "an", "the", "can", "could", "will", "would", "did", "me", "i", "my", "with",
     "on", "in", "at", "or", "and", "to", "of", "for", "all", "also", "really", "actually", "even", "still", "hey",
     "so", "ok", "please", "be", "there", "any", "anything", "about", "how", "which", "kind", "sort", "much", "many",
     "ever", "s", "re", "not", "just", "only", "tell", "kinds", "types", "type", "stuff", "should", "may", "by", "too",
@@ -313,8 +326,10 @@ def is_meta_question(text: str) -> bool:
     if any(t not in _META_EN for t in latin):
         return False
     compact = "".join(hangul)
-    if _WHAT_ARE_YOU.match(compact):
+    if _WHAT_ARE_YOU.match(compact) or _HANDOVER.search(compact):
         return True
+    if _HANDOVER_EN_VERBS & set(latin) and _HANDOVER_EN_PEOPLE & set(latin):
+        return True  # "can I talk to a real advisor?": a person asked for instead of the assistant
     if hangul and _LANGUAGE.search(compact) and (_CAPABILITY.search(compact) or re.search(r"돼|되", compact)):
         # "중국어 가능해요?", "영어도 돼?": every word about the assistant, and a language asked of it
         return True

@@ -288,7 +288,7 @@ class Advisor:
         qualifying = self._faq_matches(pending, session)
         # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
         # the documents show that the answer differs by who asks: below)
-        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending) for m in qualifying)
+        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending, qualifying) for m in qualifying)
         if faq_first and initialized is not None:
             return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
         if not self._key_words(pending.query):
@@ -319,6 +319,9 @@ class Advisor:
             # are limited on and the session already knows (it costs the student nothing)
             pending.relevant |= set(differing) | {name for name in limited if name in session.known}
             pending.differing = frozenset(differing)
+            # with what the answers differ by known, an entry may now need a question first
+            faq_first = faq_first and not any(self._faq_open(m.entry, session, pending, qualifying)
+                                              for m in qualifying)
             if faq_first and not self._too_general(qualifying[0].entry, pending):
                 return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
             if self.settings.evidence_follow_up:
@@ -359,7 +362,7 @@ class Advisor:
         qualifying = self._faq_matches(pending, session)
         if qualifying:
             faq = qualifying[0]
-            unsettled = self._faq_open(faq.entry, session, pending)
+            unsettled = self._faq_open(faq.entry, session, pending, qualifying)
             if unsettled and can_follow_up and self.settings.evidence_follow_up:
                 pending.stage = "evidence"
                 return self._ask(session, pending, unsettled, reason="evidence")
@@ -561,13 +564,31 @@ class Advisor:
             pending.search_text = pending.trace["search_text"] = rewritten
             pending.trace.setdefault("rewrites", []).extend(asdict(r) for r in rewrites)
 
-    def _faq_open(self, entry, session: Session, pending: Pending) -> list[str]:
+    def _faq_open(self, entry, session: Session, pending: Pending, qualifying=()) -> list[str]:
         """What to ask before answering with `entry` verbatim: the unsettled attributes it is limited
-        on ("복학생이 받을 수 있는 장학금" is for returning students only), except those whose value
-        the question itself names: "융합전공 어떻게 신청해요" asks about the 융합전공 entry whoever
-        asks, without saying the student is in one (which would have settled it)."""
+        on where its answer is one group's: its own question names the group ("복학생이 받을 수 있는
+        장학금이 있나요?", "2019학번부터 2022학번까지의 학생 이중전공 이수 학점은?"), or another
+        qualifying entry for other students answers otherwise (the 컴퓨터학과 and 데이터과학과 "학과
+        사무실 위치는?"). Never what the student's question names itself ("융합전공 어떻게 신청해요"
+        asks about the 융합전공 entry whoever asks, without saying the student is in one). A limit
+        read from an answer that states the rule the student asks to learn ("2~3학년 재학생이 신청할
+        수 있습니다") or an example ("2015–2018학년도 입학생이 '이산구조'를 이수했으면") is no reason
+        to ask: the entry answers anyone, however the documents for different cohorts differ."""
         return [name for name in self._unsettled(entry.applies_to, session)
-                if not self._names_value(pending.query, name, entry.applies_to[name])]
+                if not self._names_group(pending.query, name, entry.applies_to[name])
+                and (self._names_group(entry.question, name, entry.applies_to[name])
+                     or _siblings_differ(entry, name, qualifying))]
+
+    def _names_group(self, text: str, name: str, values) -> bool:
+        """Does `text` name a group of `name` in `values`: one of the categorical values, or a year or
+        grade range that overlaps the (low, high) limit (read by the rules annotator's readers, as
+        for documents: "1학년 때", "2019학번부터 2022학번까지")?"""
+        if fields.is_categorical(self.schema[name]):
+            return self._names_value(text, name, values)
+        extractor = self.stated.reader.extractors.get(name)
+        low, high = values
+        return hasattr(extractor, "ranges_in") and any(r.low <= high and low <= r.high
+                                                       for r in extractor.ranges_in(text))
 
     def _names_value(self, text: str, name: str, values) -> bool:
         """Does `text` name one of `values` of a categorical attribute (by any of its aliases)?"""
@@ -595,10 +616,13 @@ class Advisor:
 
     @staticmethod
     def _too_general(entry, pending: Pending) -> bool:
-        """An entry written for everyone on every attribute the candidate answers differ by ("졸업
-        학점은 학과마다 다릅니다" for a question whose departments' pages state 130 and 136): the
-        page written for this student answers better; the proFILL tier is asked instead."""
-        return bool(pending.differing) and all(entry.applies_to.get(name) is None for name in pending.differing)
+        """An entry written for everyone that defers to who asks ("졸업 학점은 학과마다 다릅니다")
+        on every attribute the candidate answers differ by, for a question whose departments' pages
+        state 130 and 136: the page written for this student answers better; the proFILL tier is
+        asked instead. An entry for everyone that answers ("이산구조와 이산수학은 같은 과목입니다")
+        answers whoever asks, however much the cohorts' curriculum pages differ elsewhere."""
+        return (bool(pending.differing) and all(entry.applies_to.get(name) is None for name in pending.differing)
+                and variants.defers(entry.answer))
 
     def _faq_reply(self, matches, session: Session, pending: Pending) -> Reply:
         """The best entry's answer verbatim. When the student said "don't know" to what it is limited
@@ -686,6 +710,13 @@ class Advisor:
             return None
         return templates.text("declined_note", self.language,
                               attributes=", ".join(_short(self.schema[n].question) for n in declined))
+
+
+def _siblings_differ(entry, name: str, qualifying) -> bool:
+    """Another qualifying FAQ entry is limited on `name` to other values and answers otherwise."""
+    mine = entry.applies_to.get(name)
+    return any(m.entry.applies_to.get(name) is not None and m.entry.applies_to.get(name) != mine
+               and m.entry.answer != entry.answer for m in qualifying)
 
 
 def _checked(message) -> str:

@@ -189,8 +189,15 @@ def apply_answers(session: Session, answers: Mapping[str, Any], schema: fields.S
 
 # A categorical value counts as stated only when the student says it of themselves ("컴퓨터학과
 # 학생인데", "저는 복학생이에요"): a bare mention ("휴학 신청 방법") is the topic, not the asker.
-_SELF_AFTER = r"[^.?!,]{0,12}?\s*(?:학생)?\s*(?:인데|이에요|예요|입니다|이고|이며|이라서|라서|이라|인 ?학생|에 ?다니|소속|재학 ?중)"
-_SELF_BEFORE = r"(?:저는|전|나는|난|제가|I am|I'm|I’m)\s*(?:\S+\s+)?"
+# Between the value and the words that make it the student's, only more of who they are ("컴퓨터학과
+# 21학번인데", "이중전공생이에요"): any other words make the value the topic of a question ("심화전공이랑
+# 이중전공 차이가 뭐예요?" ends in 예요, but says nothing of the asker).
+_WHO_ELSE = (r"(?:\s*(?:\d{2,4}\s*(?:학번|년도?\s*입학(?:생|자)?|학년도\s*입학(?:생|자)?)|\d\s*학년|학부생|재학생|학생|"
+             r"전공자|전공생|생|자))*")
+_SELF_AFTER = (_WHO_ELSE + r"\s*(?:인데|이에요|예요|입니다|이고|이며|이라서|라서|이라(?!랑)|인 ?학생|에 ?다니|다니|소속|"
+               r"재학 ?중)")
+# "전" / "난" are words of their own ("전 휴학생이에요"), never the first syllable of one ("전공이랑")
+_SELF_BEFORE = r"(?<!\w)(?:(?:저는|나는|제가)\s*|(?:전|난|I am|I'm|I’m)\s+)(?:\S+\s+)?"
 
 
 class StatedValues:
