@@ -425,21 +425,3 @@ def test_faq_siblings_for_other_values_that_answer_otherwise_are_asked_about(adv
     engine = _engine_with_faq(advisor, (old, 0.95), (same, 0.94))
     reply = engine.respond(engine.new_session(), message=LEAVE)
     assert reply.tier == "faq" and reply.trace["questions_asked"] == 0
-
-
-def test_a_general_faq_entry_that_answers_rather_than_defers_answers_whoever_asks(advisor):
-    # the cohorts' pages differ on credits, but this entry answers a question about the credits
-    # for everyone without deferring to the cohort: URAG's FAQ first
-    entry = _faq_entry("졸업 학점이 궁금해요", "졸업에 필요한 전공 학점은 학과 사무실에서 확인서를 발급받아 확인합니다.")
-    engine = _engine_with_faq(advisor, (entry, 0.99))
-    reply = engine.respond(engine.new_session(), message=CREDITS)
-    assert reply.tier == "faq" and reply.trace["questions_asked"] == 0
-
-
-@pytest.mark.parametrize(("answer", "defers"), [
-    ("졸업 학점은 학과마다 다릅니다.", True), ("학번별로 상이합니다.", True), ("입학년도에 따라 달라집니다.", True), ("학점은 입학년도에 따라 33학점 또는 36학점입니다.", True),
-    ("따라서 신청할 수 없습니다.", False),
-    ("It depends on your cohort.", True), ("계절학기마다 최대 6학점까지 신청할 수 있습니다.", False),
-    ("다른 학과 과목도 인정됩니다.", False), ("Different courses count.", False)])
-def test_an_answer_defers_only_with_a_verb_of_difference(answer, defers):
-    assert variants.defers(answer) is defers

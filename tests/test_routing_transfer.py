@@ -171,6 +171,8 @@ DEV_FRESH2 = [
     ("내가 아까 한 말 기억해?", "ability", "banmal"),
     ("너 어떤 대학 정보 알아?", "ability", "banmal"),
     ("너는 무슨 모델 써? 🤖", "ability", "emoji"),
+    ("답변이 틀리면 어디에 말해요?", "ability", "polite"),
+    ("너 몇 시까지 해?", "ability", "banmal"),
     ("심화전공이랑 이중전공 차이가 뭐예요?", "information", "polite"),
     ("학과 사무실 직원이랑 통화하려면 번호가 뭐예요", "information", "polite"),
     ("교환학생 정보는 언제 업데이트돼요?", "information", "polite"),
@@ -178,6 +180,7 @@ DEV_FRESH2 = [
     ("I want to talk to someone about my leave of absence", "information", "english"),
     ("이중전공 신청 시기가 언제인가요", "information", "polite"),
     ("도서관 어디야?", "information", "banmal"),
+    ("도서관 몇 시까지 해?", "information", "banmal"),
 ]
 ALL_DEV = DEV + DEV_FRESH + DEV_FRESH2
 REGISTERS = {"polite", "banmal", "typo", "nospace", "emoji", "english", "mixed"}
@@ -460,11 +463,11 @@ def test_an_ability_prediction_goes_to_answering_only_when_it_names_the_institut
     sure = _Predicting("ability")
     topics = {"휴학", "신청"}
     names_a_topic = lambda text: any(word in text for word in topics)  # noqa: E731 - the build's vocabulary
-    assert classify("챗봇이 틀릴 수도 있나요?", sure, names_a_topic)[0] == "ability"  # no topic word: about the assistant
+    assert classify("챗봇이 헷갈릴 수도 있나요?", sure, names_a_topic)[0] == "ability"  # no topic word: about the assistant
     intent, trace = classify("넌 휴학 신청 방법 알아?", sure, names_a_topic)
     assert coarse(intent) == "information" and trace["not_about_the_assistant"]
     # without the build's vocabulary, any word outside the assistant lexicon counts (the library's default)
-    assert coarse(classify("챗봇이 틀릴 수도 있나요?", sure)[0]) == "information"
+    assert coarse(classify("챗봇이 헷갈릴 수도 있나요?", sure)[0]) == "information"
     # only words outside the lexicon are looked up: documents that also say "answer" or "date"
     # do not make a question about the assistant's answers a question about them
     asked = []

@@ -47,7 +47,7 @@ def classify(message: str, classifier, names_a_topic=None) -> tuple[str, dict]:
             names_a_topic is None or names_a_topic(" ".join(outside))):
         # "넌 휴학 신청 방법 알아?", "스튜디오 야간 사용 가능해?": words about something the university's
         # material covers make it a request about that, for answering, however sure the classifier is.
-        # A word merely missing from the lexicon ("챗봇이 틀릴 수도 있나요?") does not, nor does a word
+        # A word merely missing from the lexicon ("챗봇이 헷갈릴 수도 있나요?") does not, nor does a word
         # of the lexicon that the documents also use ("are your answers up to date?"). Not the next
         # likeliest template: a request sent to smalltalk loses the question, while chat sent to
         # answering meets its "not in my material" fallback
