@@ -425,3 +425,21 @@ def test_faq_siblings_for_other_values_that_answer_otherwise_are_asked_about(adv
     engine = _engine_with_faq(advisor, (old, 0.95), (same, 0.94))
     reply = engine.respond(engine.new_session(), message=LEAVE)
     assert reply.tier == "faq" and reply.trace["questions_asked"] == 0
+
+
+def test_a_general_faq_entry_answers_where_only_other_faq_entries_differ(advisor):
+    # the cohort passages that state 60 and 66 are FAQ entries here (an FAQ-only site): they answer
+    # other questions, so the general entry that matched answers whoever asks
+    from dataclasses import replace
+
+    entries_only = LexicalRetriever([replace(c, kind="faq") for c in advisor.retriever.chunks], advisor.tokenizer,
+                                    CONFIG.profile)
+    entry = _faq_entry("졸업 학점이 궁금해요", "졸업 학점은 학사 규정을 확인하세요.")
+    engine = Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=entries_only,
+                     embedder=_ZeroEmbedder(), faq_store=_FixedStore((entry, 0.99)), thresholds={"faq_threshold": 0.5})
+    reply = engine.respond(engine.new_session(), message=CREDITS)
+    assert reply.tier == "faq" and reply.answer == entry.answer and reply.trace["questions_asked"] == 0
+    # the same entry beside the cohorts' PAGES yields to the page written for the student
+    engine = _engine_with_faq(advisor, (entry, 0.99))
+    reply = engine.respond(engine.new_session(), message=CREDITS)
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]

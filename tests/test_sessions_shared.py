@@ -95,7 +95,7 @@ def a_session() -> Session:
     pending = Pending(message="졸업하려면 전공 몇 학점?", intent="graduation", stage="evidence",
                       asked=("major_type", "admission_year"), questions_so_far=2,
                       relevant=frozenset({"department", "major_type"}), search_text="졸업 전공 학점",
-                      differing=frozenset({"major_type"}),
+                      differing=frozenset({"major_type", "department"}), pages_differing=frozenset({"major_type"}),
                       trace={"time_sensitive_llm": True, "questions": [{"attribute": "major_type"}],
                              "last_retrieval": object()})
     return Session(known={"department": "CS", "admission_year": 2021}, declined={"grade", "student_status"},
@@ -116,7 +116,8 @@ def test_a_session_survives_json_with_its_types():
     pending = copy.pending
     assert pending.asked == ("major_type", "admission_year") and isinstance(pending.asked, tuple)
     assert pending.relevant == frozenset({"department", "major_type"}) and isinstance(pending.relevant, frozenset)
-    assert pending.differing == frozenset({"major_type"}) and isinstance(pending.differing, frozenset)
+    assert pending.differing == frozenset({"major_type", "department"}) and isinstance(pending.differing, frozenset)
+    assert pending.pages_differing == frozenset({"major_type"}) and isinstance(pending.pages_differing, frozenset)
     assert (pending.message, pending.intent, pending.stage, pending.questions_so_far, pending.search_text) == (
         original.pending.message, "graduation", "evidence", 2, "졸업 전공 학점")
     # the engine's one decision per question is kept; the evaluation trace is not

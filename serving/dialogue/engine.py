@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 from advisor.config import InstitutionConfig
 from advisor.index import fields
+from advisor.faq.store import FAQ_KIND
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
 from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
@@ -319,6 +320,12 @@ class Advisor:
             # are limited on and the session already knows (it costs the student nothing)
             pending.relevant |= set(differing) | {name for name in limited if name in session.known}
             pending.differing = frozenset(differing)
+            if qualifying:
+                pages = [c for c in candidates.chunks if c.kind != FAQ_KIND]
+                by_page = variants.variants_by_attribute(pages, self.doc_limits, self.schema,
+                                                         self._facts_reader(pending.query))
+                pending.pages_differing = frozenset(name for name in differing
+                                                    if variants.differ(by_page.get(name, [])))
             # with what the answers differ by known, an entry may now need a question first
             faq_first = faq_first and not any(self._faq_open(m.entry, session, pending, qualifying)
                                               for m in qualifying)
@@ -616,16 +623,17 @@ class Advisor:
 
     @staticmethod
     def _too_general(entry, pending: Pending) -> bool:
-        """An entry written for everyone on every attribute the candidate answers differ by ("졸업
+        """An entry written for everyone on every attribute the candidate PAGES differ by ("졸업
         학점은 학과마다 다릅니다" for a question whose departments' pages state 130 and 136): the
-        page written for this student answers better; the proFILL tier is asked instead. Also an
-        entry that answers for everyone without deferring: it may answer another question in the
-        same words (the business college's retake rule for "졸업시험 합격 기준은?") or contradict a
-        department's page. Measured: exempting entries that do not defer, or that match
-        confidently, cost the business college's Table 1 0.04 and 0.014 MRR respectively, for
-        fewer profile questions on the held-out dialogue benchmark's profile-independent messages
-        (business 0.167 -> 0.133)."""
-        return bool(pending.differing) and all(entry.applies_to.get(name) is None for name in pending.differing)
+        page written for this student answers better; the proFILL tier is asked instead. That holds
+        for an entry that answers for everyone without deferring too: it may answer another
+        question in the same words (the business college's retake rule for "졸업시험 합격 기준은?")
+        or contradict a department's page (exempting such entries cost the business college's
+        Table 1 0.04 MRR). Other FAQ entries that differ do not count: they answer other questions
+        ("컴퓨터학과 이중전공 졸업요건" beside "융합전공은 따로 졸업요건이 없나요?"), and an FAQ
+        made only of entries would never answer from a general one."""
+        differing = pending.pages_differing
+        return bool(differing) and all(entry.applies_to.get(name) is None for name in differing)
 
     def _faq_reply(self, matches, session: Session, pending: Pending) -> Reply:
         """The best entry's answer verbatim. When the student said "don't know" to what it is limited

@@ -34,6 +34,9 @@ class Pending:
     # the attributes the candidate answers differ by (serving/dialogue/variants.py): a general FAQ
     # entry does not answer such a question for everyone
     differing: frozenset[str] = frozenset()
+    # ... of them, those by which the candidate PAGES differ (FAQ entries left out): a general FAQ
+    # entry yields to the page written for this student, not to other entries on other questions
+    pages_differing: frozenset[str] = frozenset()
 
     @property
     def query(self) -> str:
@@ -43,13 +46,15 @@ class Pending:
         return {"message": self.message, "intent": self.intent, "stage": self.stage, "asked": list(self.asked),
                 "questions_so_far": self.questions_so_far, "relevant": sorted(self.relevant),
                 "trace": {name: self.trace[name] for name in TRACE_STATE if name in self.trace},
-                "search_text": self.search_text, "differing": sorted(self.differing)}
+                "search_text": self.search_text, "differing": sorted(self.differing),
+                "pages_differing": sorted(self.pages_differing)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Pending:
         return cls(message=data["message"], intent=data["intent"], stage=data["stage"], asked=tuple(data["asked"]),
                    questions_so_far=int(data["questions_so_far"]), relevant=frozenset(data["relevant"]),
-                   trace=dict(data["trace"]), search_text=data["search_text"], differing=frozenset(data["differing"]))
+                   trace=dict(data["trace"]), search_text=data["search_text"], differing=frozenset(data["differing"]),
+                   pages_differing=frozenset(data.get("pages_differing", data["differing"])))
 
 
 @dataclass
