@@ -172,6 +172,15 @@ DEV_FRESH2 = [
     ("너 어떤 대학 정보 알아?", "ability", "banmal"),
     ("너는 무슨 모델 써? 🤖", "ability", "emoji"),
     ("답변이 틀리면 어디에 말해요?", "ability", "polite"),
+    ("이 서비스는 무료인가요?", "ability", "polite"),
+    ("답변 근거가 뭐예요?", "ability", "polite"),
+    ("챗봇 말고 직원이랑 얘기하고 싶어요", "ability", "polite"),
+    ("어떤 자료 보고 대답하는 거야?", "ability", "banmal"),
+    ("넌 어느 학교 담당이야?", "ability", "banmal"),
+    ("너 기계번역이야?", "ability", "banmal"),
+    ("너 똑똑하다 근데 진짜 사람 아니지?", "ability", "banmal"),
+    ("Is this chatbot official?", "ability", "english"),
+    ("can you make mistakes?", "ability", "english"),
     ("너 몇 시까지 해?", "ability", "banmal"),
     ("심화전공이랑 이중전공 차이가 뭐예요?", "information", "polite"),
     ("학과 사무실 직원이랑 통화하려면 번호가 뭐예요", "information", "polite"),
@@ -181,6 +190,10 @@ DEV_FRESH2 = [
     ("이중전공 신청 시기가 언제인가요", "information", "polite"),
     ("도서관 어디야?", "information", "banmal"),
     ("도서관 몇 시까지 해?", "information", "banmal"),
+    ("무료 셔틀버스 있어요?", "information", "polite"),
+    ("공식 홈페이지 주소 알려줘", "information", "banmal"),
+    ("학번 변경 어떻게 해요?", "information", "polite"),
+    ("담당 교수님 연락처", "information", "polite"),
 ]
 ALL_DEV = DEV + DEV_FRESH + DEV_FRESH2
 REGISTERS = {"polite", "banmal", "typo", "nospace", "emoji", "english", "mixed"}

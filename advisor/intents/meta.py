@@ -165,11 +165,12 @@ def strip_greeting(text: str) -> str | None:
 # the assistant referred to: pronouns of address and names for a bot
 REFERENCE_KO = ("챗", "너", "넌", "너는", "너가", "니가", "네가", "니", "너도", "너한테", "너랑", "너희", "너네", "당신", "당신은",
                 "챗봇", "봇", "로봇", "인공지능", "에이아이", "ai", "gpt", "지피티", "chatbot", "bot", "이거", "이건",
-                "이챗봇", "이봇", "이서비스", "여기")
+                "이챗봇", "이봇", "이서비스", "서비스", "여기")
 # what is asked of it: identity, capability, availability, reliability, privacy, language
 IDENTITY_KO = ("똑똑", "사람", "인간", "로봇", "봇", "챗봇", "인공지능", "에이아이", "ai", "기계", "프로그램", "누구", "정체", "이름",
                "누가", "만들", "만든", "만들었", "상담원", "직원", "진짜", "실제", "gpt", "지피티", "chatbot", "bot", "몇", "살",
-               "나이", "모델", "엔진", "버전", "챗gpt", "챗지피티", "chatgpt", "애", "하는애", "대학", "대학교", "학교", "달라",
+               "나이", "모델", "엔진", "버전", "번역", "기계번역", "담당", "어느", "공식", "무료", "유료", "공짜", "돈",
+               "똑똑하다", "챗gpt", "챗지피티", "chatgpt", "애", "하는애", "대학", "대학교", "학교", "달라",
                "다른", "차이", "비교", "랑")
 CAPABILITY_KO = ("할", "수", "줄", "뭘", "뭐", "머", "뭔", "무엇", "무슨", "어떤", "어떻게", "어디까지", "알", "아는", "알아",
                  "도와", "도와줄", "도움", "대답", "답", "답변", "답장", "답해", "답할", "응답", "물어", "물어보", "물어봐",
@@ -179,19 +180,21 @@ AVAILABILITY_KO = ("주말", "밤", "새벽", "휴일", "공휴일", "24", "시�
                    "방학", "아무때나", "쉬는", "날", "쉬어", "쉬니", "꺼져", "켜져", "계속", "매일", "답장",
                    "시", "시까지", "몇시", "몇시까지")
 RELIABILITY_KO = ("정확", "정확한", "정확해", "믿", "믿어", "믿을", "틀", "틀려", "틀린", "틀리", "틀리면", "틀릴", "잘못", "출처", "최신", "확실", "맞", "맞아",
-                  "맞지", "맞는", "아니", "아니지", "아니야", "업데이트", "업데이트된", "갱신", "갱신된", "언제", "기준",
+                  "맞지", "맞는", "아니", "아니지", "아니야", "업데이트", "업데이트된", "갱신", "갱신된", "언제", "기준", "근거", "자료", "보고", "참고",
                   "어디", "어디야", "어디서", "어디예요", "어디에요")
 PRIVACY_KO = ("기억", "저장", "개인정보", "기록", "대화", "내용", "남아", "보관", "입력", "입력한", "삭제", "지워", "내가", "제가",
-              "한", "말", "했던", "말한", "아까", "방금", "전에")
+              "한", "말", "했던", "말한", "아까", "방금", "전에", "학번", "알려주면",
+              "알려주")
 # asking for a person instead: a hand-over is a question about what the assistant can do
-HANDOVER_KO = ("연결", "연결해", "바꿔", "바꿔줘", "바꿔주세요", "넘겨", "상담", "상담사", "선생님", "사람이랑", "직접", "통화")
+HANDOVER_KO = ("연결", "연결해", "바꿔", "바꿔줘", "바꿔주세요", "넘겨", "상담", "상담사", "선생님", "사람이랑", "직접", "통화", "얘기", "이야기", "말고", "싶어요", "싶어")
 LANGUAGE_KO = ("영어", "한국어", "중국어", "일본어", "외국어", "언어", "english", "korean")
 _META_WORDS_KO = (REFERENCE_KO + IDENTITY_KO + CAPABILITY_KO + AVAILABILITY_KO + RELIABILITY_KO + PRIVACY_KO
                   + LANGUAGE_KO + HANDOVER_KO + PARTICLES + ENDINGS + FILLERS_KO)
 
 # predicates looked for in the message with its spaces removed
-_REFERENCE = re.compile(r"(?:너(?!무)|넌|니가|네가|당신|챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|이거|이건|여기)")
+_REFERENCE = re.compile(r"(?:너(?!무)|넌|니가|네가|당신|챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|이거|이건|여기|서비스)")
 _IDENTITY = re.compile(r"(?:chatbot|bot|똑똑|사람|인간|로봇|봇|인공지능|에이아이|ai|기계|프로그램|누구|정체|이름|누가|만들|만든|상담원|직원|gpt|지피티|"
+                       r"번역|담당|공식|무료|유료|공짜|"
                        r"몇살|나이|모델|엔진|버전|어떤대학|무슨대학|어느대학|어떤학교|무슨학교|어느학교|뭐가달라|뭐가다른|차이)")
 # what is left of "챗봇 맞죠?" once the bot is named: a confirmation that it is one
 _CONFIRMS = re.compile(r"^(?:맞|맞죠|맞지|맞아|맞나|맞나요|맞아요|맞습니까|인가요|이신가요|신가요|이세요|세요|이에요|예요|에요|임|이지|지)$")
@@ -199,10 +202,10 @@ _BOT_NOUN = re.compile(r"(?:챗봇|봇|로봇|인공지능|에이아이|ai|gpt|�
 _CAPABILITY = re.compile(r"(?:할수있|할수잇|할줄|수있|수잇|뭘알|뭐알|아는|알아|도와|도움|대답|답변|답장|답해|답할|답하|응답|물어|"
                          r"질문|기능|사용법|쓰는법|어떻게써|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
 _AVAILABILITY = re.compile(r"(?:주말|밤|새벽|휴일|24시간|언제든|언제나|항상|방학|아무때나|쉬는날|계속|매일|몇시까지)")
-_RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실|업데이트|갱신)")
+_RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실|업데이트|갱신|근거|자료|참고)")
 _PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관|입력|삭제|지워)")
 # a person asked for instead of the assistant ("사람 상담원 바꿔주세요", "상담 선생님이랑 연결해줄 수 있어?")
-_HANDOVER = re.compile(r"(?:사람|상담원|상담사|선생님|직원).*(?:연결|바꿔|넘겨|통화)")
+_HANDOVER = re.compile(r"(?:사람|상담원|상담사|선생님|직원).*(?:연결|바꿔|넘겨|통화|얘기|이야기)")
 _LANGUAGE = re.compile(r"(?:영어|한국어|중국어|일본어|외국어|언어|english|korean)")
 # verbs whose subject can only be the assistant: who answers, who is asked
 _ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅|한말|했던말|말한거|"
@@ -227,7 +230,7 @@ PREDICATE_EN = {
     "chat", "conversation", "message", "input", "type", "record", "log", "delete", "private", "secure", "safe",
     "source", "come", "date", "current", "latest", "update", "correct", "wrong", "mistake", "right", "smart",
     "clever", "intelligent", "learn", "train", "model", "llm", "chatgpt", "openai", "free", "cost", "sleep",
-    "info", "information", "sources", "updated", "different", "difference",
+    "info", "information", "sources", "updated", "different", "difference", "official",
     "talk", "connect", "transfer", "advisor", "counselor", "staff", "someone",
 }
 FUNCTION_EN = {
