@@ -190,6 +190,7 @@ DEV_FRESH2 = [
     ("이중전공 신청 시기가 언제인가요", "information", "polite"),
     ("도서관 어디야?", "information", "banmal"),
     ("도서관 몇 시까지 해?", "information", "banmal"),
+    ("다음에 또 물어볼게요", "smalltalk", "polite"),
     ("무료 셔틀버스 있어요?", "information", "polite"),
     ("공식 홈페이지 주소 알려줘", "information", "banmal"),
     ("학번 변경 어떻게 해요?", "information", "polite"),

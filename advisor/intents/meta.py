@@ -214,6 +214,8 @@ _ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|�
 # "너 뭐야" / "넌 누구니": identity asked with a bare pronoun and a question word
 _WHAT_ARE_YOU = re.compile(r"^(?:너|넌|너는|니|당신|당신은)(?:대체|도대체)?(?:뭐|무엇|뭔데|누구|뭐하는애|뭐하는거|뭐하는앤|뭐하는놈)"
                            r"(?:야|니|냐|이야|이니|이냐|인가요|입니까|예요|에요|세요|이세요|신가요|지)?$")
+# a Korean promissory ending: the speaker's own intention ("물어볼게요", "또 올께")
+_PROMISE = re.compile(r"(?:게|께)(?:요)?$")
 _HANDOVER_EN_VERBS = frozenset({"talk", "speak", "connect", "transfer", "chat"})
 _HANDOVER_EN_PEOPLE = frozenset({"human", "person", "real", "someone"})  # "my advisor" alone asks about advising
 _ASKED_OF_IT = (_IDENTITY, _CAPABILITY, _AVAILABILITY, _RELIABILITY, _PRIVACY, _LANGUAGE, _HANDOVER)
@@ -330,6 +332,8 @@ def is_meta_question(text: str) -> bool:
     if any(t not in _META_EN for t in latin):
         return False
     compact = "".join(hangul)
+    if _PROMISE.search(compact) and "?" not in text:
+        return False  # "다음에 또 물어볼게요": the student's plan, nothing asked of the assistant
     if _WHAT_ARE_YOU.match(compact) or _HANDOVER.search(compact):
         return True
     if _HANDOVER_EN_VERBS & set(latin) and _HANDOVER_EN_PEOPLE & set(latin):
