@@ -443,3 +443,25 @@ def test_a_general_faq_entry_answers_where_only_other_faq_entries_differ(advisor
     engine = _engine_with_faq(advisor, (entry, 0.99))
     reply = engine.respond(engine.new_session(), message=CREDITS)
     assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
+
+
+def test_a_general_faq_entry_asked_in_its_own_words_answers_unless_it_defers(advisor):
+    # the cohorts' pages differ, but the student asked the entry's own question: its answer is the
+    # institution's answer to exactly this; an entry that defers ("학번마다 다릅니다") still yields
+    own_words = _faq_entry("졸업하려면 전공 몇 학점 이수해야 하나요?", "전공 학점은 학사 규정 제12조를 따릅니다.")
+    engine = _engine_with_faq(advisor, (own_words, 0.99))
+    reply = engine.respond(engine.new_session(), message=CREDITS)
+    assert reply.tier == "faq" and reply.answer == own_words.answer and reply.trace["questions_asked"] == 0
+    deferring = _faq_entry(own_words.question, "학번마다 다르니 학과 홈페이지를 확인하세요.")
+    engine = _engine_with_faq(advisor, (deferring, 0.99))
+    reply = engine.respond(engine.new_session(), message=CREDITS)
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
+
+
+@pytest.mark.parametrize(("answer", "defers"), [
+    ("졸업 학점은 학과마다 다릅니다.", True), ("학번별로 상이합니다.", True), ("입학년도에 따라 달라집니다.", True),
+    ("학점은 입학년도에 따라 33학점 또는 36학점입니다.", True), ("It depends on your cohort.", True),
+    ("계절학기마다 최대 6학점까지 신청할 수 있습니다.", False), ("따라서 신청할 수 없습니다.", False),
+    ("다른 학과 과목도 인정됩니다.", False), ("Different courses count.", False)])
+def test_an_answer_defers_only_with_a_verb_of_difference_or_per_group(answer, defers):
+    assert variants.defers(answer) is defers

@@ -47,7 +47,7 @@ from advisor.retrieval.results import RetrievalResult
 from advisor.retrieval.vocabulary import CorpusVocabulary
 from serving.answer.language import own_language_first
 from serving.dialogue import profiling, templates, variants
-from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, coverage
+from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, contains, coverage
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
@@ -621,19 +621,23 @@ class Advisor:
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         return [m for m in matches if m.score >= threshold and not self._too_general(m.entry, pending)]
 
-    @staticmethod
-    def _too_general(entry, pending: Pending) -> bool:
+    def _too_general(self, entry, pending: Pending) -> bool:
         """An entry written for everyone on every attribute the candidate PAGES differ by ("졸업
         학점은 학과마다 다릅니다" for a question whose departments' pages state 130 and 136): the
         page written for this student answers better; the proFILL tier is asked instead. That holds
-        for an entry that answers for everyone without deferring too: it may answer another
-        question in the same words (the business college's retake rule for "졸업시험 합격 기준은?")
-        or contradict a department's page (exempting such entries cost the business college's
+        for an entry that answers for everyone too, unless it was asked in its own words: one
+        whose question lacks some of the student's key words may answer another question in the
+        same words (the business college's retake rule, "졸업시험에 떨어지면 어떻게 되나요?", for
+        "졸업시험 합격 기준은?"; exempting every entry that does not defer cost that college's
         Table 1 0.04 MRR). Other FAQ entries that differ do not count: they answer other questions
         ("컴퓨터학과 이중전공 졸업요건" beside "융합전공은 따로 졸업요건이 없나요?"), and an FAQ
         made only of entries would never answer from a general one."""
         differing = pending.pages_differing
-        return bool(differing) and all(entry.applies_to.get(name) is None for name in differing)
+        if not differing or any(entry.applies_to.get(name) is not None for name in differing):
+            return False
+        asked_as_written = not variants.defers(entry.answer) and all(
+            contains(entry.question, word, pending.query) for word in self._key_words(pending.query))
+        return not asked_as_written
 
     def _faq_reply(self, matches, session: Session, pending: Pending) -> Reply:
         """The best entry's answer verbatim. When the student said "don't know" to what it is limited

@@ -39,6 +39,13 @@ PIECE_COVERAGE = 0.5
 
 Spans = Callable[[str], Iterable[tuple[int, int]]]
 
+# An answer that defers to who asks instead of answering for everyone: a verb of difference ("학과마다
+# 다릅니다", "학번별로 상이합니다", "it depends on your cohort") or the answer given per group ("입학년도에
+# 따라 33학점 또는 36학점"). "마다" or "별" alone do not defer ("계절학기마다 최대 6학점"): they
+# distribute one answer; neither does "따라서" (therefore).
+_DEFERS = re.compile(r"다르|다릅|달라|상이|따라(?!서)|\b(?:depends?|vary|varies|differs?|according to)\b",
+                     re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -125,6 +132,11 @@ def variants_by_attribute(candidates: Sequence[RetrievedChunk], doc_limits: Mapp
                 grouped[name][key] = (stated | facts[url], said or addressed[url])
     return {name: [Variant(key, frozenset(stated), said) for key, (stated, said) in groups.items()]
             for name, groups in grouped.items()}
+
+
+def defers(answer: str) -> bool:
+    """Does an answer written for everyone say that it differs by who asks, rather than answer?"""
+    return _DEFERS.search(answer) is not None
 
 
 def differ(variants: Sequence[Variant]) -> bool:
