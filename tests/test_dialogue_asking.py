@@ -9,6 +9,7 @@ institutions' read-only warehouse builds, when they are present.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -321,41 +322,9 @@ def test_an_unseen_filler_does_not_outweigh_the_topic_words_but_an_unseen_topic_
     assert coverage(["맛집", "근처"], evidence, weights) == 0.0
 
 
-class _OneEntryStore:
-    """An FAQ store whose one entry matches every question closely."""
-
-    def __init__(self, entry):
-        self.entry = entry
-
-    def __len__(self):
-        return 1
-
-    def search(self, vector, known, k=20, hard=True, query_tokens=None):
-        from advisor.faq.store import FAQMatch
-
-        return [FAQMatch(self.entry, 0.99, 1)]
-
-
 class _ZeroEmbedder:
     def embed(self, texts, tokens):
         return [[0.0, 0.0, 0.0] for _ in texts]
-
-
-def test_a_general_faq_entry_does_not_answer_where_the_answers_differ_by_who_asks(advisor):
-    from advisor.faq.store import FAQEntry
-
-    entry = FAQEntry("/faq#1", "졸업 학점이 궁금해요", "학번마다 다르니 학과 홈페이지를 확인하세요.", "/faq#1", ("f1",),
-                     dict.fromkeys(CONFIG.profile), "seed")
-    engine = Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=advisor.retriever,
-                     embedder=_ZeroEmbedder(), faq_store=_OneEntryStore(entry), thresholds={"faq_threshold": 0.5})
-    session = engine.new_session()
-    reply = engine.respond(session, message=CREDITS)  # the cohorts' pages state 60 and 66
-    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
-    reply = engine.respond(session, profile={"cohort": 2024})
-    assert reply.tier == "documents" and "66학점" in reply.answer  # the page written for this student
-    # the same entry for a question whose answer is the same for everyone: URAG's FAQ first
-    reply = engine.respond(engine.new_session(), message="계절학기는 최대 몇 학점까지 들을 수 있어요?")
-    assert reply.tier == "faq" and reply.answer == entry.answer
 
 
 class _FixedStore:
@@ -374,16 +343,32 @@ class _FixedStore:
         return [FAQMatch(e, s, i + 1) for i, (e, s) in enumerate(kept)]
 
 
-def _engine_with_faq(advisor, *scored) -> Advisor:
-    return Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=advisor.retriever,
+def _engine_with_faq(advisor, *scored, retriever=None) -> Advisor:
+    return Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=retriever or advisor.retriever,
                    embedder=_ZeroEmbedder(), faq_store=_FixedStore(*scored), thresholds={"faq_threshold": 0.5})
+
+
+_ENTRY_NUMBERS = itertools.count(1)
 
 
 def _faq_entry(question: str, answer: str, **applies):
     from advisor.faq.store import FAQEntry
 
-    url = f"/faq#{abs(hash(question + answer)) % 1000}"
+    url = f"/faq#{next(_ENTRY_NUMBERS)}"  # every entry its own URL (a citation, a sibling)
     return FAQEntry(url, question, answer, url, ("f1",), {n: applies.get(n) for n in CONFIG.profile}, "seed")
+
+
+def test_a_general_faq_entry_does_not_answer_where_the_answers_differ_by_who_asks(advisor):
+    entry = _faq_entry("졸업 학점이 궁금해요", "학번마다 다르니 학과 홈페이지를 확인하세요.")
+    engine = _engine_with_faq(advisor, (entry, 0.99))
+    session = engine.new_session()
+    reply = engine.respond(session, message=CREDITS)  # the cohorts' pages state 60 and 66
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
+    reply = engine.respond(session, profile={"cohort": 2024})
+    assert reply.tier == "documents" and "66학점" in reply.answer  # the page written for this student
+    # the same entry for a question whose answer is the same for everyone: URAG's FAQ first
+    reply = engine.respond(engine.new_session(), message="계절학기는 최대 몇 학점까지 들을 수 있어요?")
+    assert reply.tier == "faq" and reply.answer == entry.answer
 
 
 LEAVE = "휴학은 최대 몇 학기까지 할 수 있어요?"  # the cohorts' pages state the same: 6학기
@@ -435,8 +420,7 @@ def test_a_general_faq_entry_answers_where_only_other_faq_entries_differ(advisor
     entries_only = LexicalRetriever([replace(c, kind="faq") for c in advisor.retriever.chunks], advisor.tokenizer,
                                     CONFIG.profile)
     entry = _faq_entry("졸업 학점이 궁금해요", "졸업 학점은 학사 규정을 확인하세요.")
-    engine = Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=entries_only,
-                     embedder=_ZeroEmbedder(), faq_store=_FixedStore((entry, 0.99)), thresholds={"faq_threshold": 0.5})
+    engine = _engine_with_faq(advisor, (entry, 0.99), retriever=entries_only)
     reply = engine.respond(engine.new_session(), message=CREDITS)
     assert reply.tier == "faq" and reply.answer == entry.answer and reply.trace["questions_asked"] == 0
     # the same entry beside the cohorts' PAGES yields to the page written for the student

@@ -326,9 +326,6 @@ class Advisor:
                                                          self._facts_reader(pending.query))
                 pending.pages_differing = frozenset(name for name in differing
                                                     if variants.differ(by_page.get(name, [])))
-            # with what the answers differ by known, an entry may now need a question first
-            faq_first = faq_first and not any(self._faq_open(m.entry, session, pending, qualifying)
-                                              for m in qualifying)
             if faq_first and not self._too_general(qualifying[0].entry, pending):
                 return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
             if self.settings.evidence_follow_up:
