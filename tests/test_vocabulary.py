@@ -63,11 +63,22 @@ def test_an_unknown_word_with_no_compound_is_left_alone():
     assert vocabulary().rewrite("학식 맛집 추천", key_words=["학식", "맛집", "추천"]) == ("학식 맛집 추천", [])
 
 
-def test_the_shipped_thesaurus_has_interchangeable_groups_and_no_member_twice():
-    groups = load_thesaurus()
+def test_the_shipped_thesaurus_has_interchangeable_groups_and_a_member_twice_only_narrower_first():
+    groups = [tuple(m.replace(" ", "") for m in g) for g in load_thesaurus()]
     assert len(groups) >= 30 and all(len(g) >= 2 for g in groups)
-    members = [m.replace(" ", "") for g in groups for m in g]
-    assert len(members) == len(set(members))
+    for i, group in enumerate(groups):
+        for later in groups[i + 1:]:
+            if set(group) & set(later):  # the same word in two groups: the narrower group comes first
+                assert set(group) < set(later), (group, later)
+
+
+def test_a_word_in_two_groups_takes_the_nearer_synonym_when_the_documents_use_it():
+    groups = [("그만두", "관두"), ("중단", "그만두", "관두")]
+    colloquial = CorpusVocabulary(["현장실습을 중도에 그만두면 학점이 없습니다. 중단 사유를 적습니다."], [[]], groups)
+    formal = CorpusVocabulary(["실습 중단 사유를 적습니다."], [[]], groups)
+    assert colloquial.rewrite("실습 관두면?")[0] == "실습 그만두 면?"
+    assert formal.rewrite("실습 관두면?")[0] == "실습 중단 면?"
+    assert formal.rewrite("실습 그만두면?")[0] == "실습 중단 면?"
 
 
 def test_the_index_is_built_once_even_when_asked_from_several_threads():

@@ -124,8 +124,9 @@ class CorpusVocabulary:
         (a syllable pair across a word and its ending, "중인데", is not one)."""
         rewrites: list[Rewrite] = []
         text = query
-        for member, group in self._members_in(query):
-            replacement = self.synonym(member, group)
+        for member, groups in self._members_in(query):
+            # a member in several groups tries them in file order: the closer synonym first
+            replacement = next(filter(None, (self.synonym(member, group) for group in groups)), None)
             if replacement is not None:
                 text, done = _replace_once(_spaced(member), replacement, text)
                 if done:
@@ -138,20 +139,23 @@ class CorpusVocabulary:
                     rewrites.append(Rewrite(word, compound, "abbreviation"))
         return text, rewrites
 
-    def _members_in(self, query: str) -> list[tuple[str, tuple[str, ...]]]:
-        """(member, its group) for every thesaurus member in the query, longest first, none inside
-        a longer one already found ("군입대휴학" hides "군입대" and "입대")."""
+    def _members_in(self, query: str) -> list[tuple[str, list[tuple[str, ...]]]]:
+        """(member, its groups in file order) for every thesaurus member in the query, longest first,
+        none inside a longer one already found ("군입대휴학" hides "군입대" and "입대")."""
         query = compact(query)
-        members = sorted(((m, g) for g in self.groups for m in g if compact(m) in query),
-                         key=lambda item: -len(compact(item[0])))
+        groups_of: dict[str, list[tuple[str, ...]]] = {}
+        for group in self.groups:
+            for member in group:
+                if compact(member) in query:
+                    groups_of.setdefault(member, []).append(group)
         taken: list[str] = []
         out = []
-        for member, group in members:
+        for member in sorted(groups_of, key=lambda m: -len(compact(m))):
             key = compact(member)
             if any(key in longer for longer in taken):
                 continue
             taken.append(key)
-            out.append((member, group))
+            out.append((member, groups_of[member]))
         return out
 
 
