@@ -3,7 +3,8 @@ a new folder under the warehouse and published atomically as the latest build.""
 
 from contextlib import ExitStack
 
-from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue
+from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue
+from pydantic import Field
 
 from advisor import progress
 from advisor.build import stage as index_stage
@@ -21,16 +22,24 @@ GROUP = "indexing"
 INDEX_CODE = code_version(index_stage)
 
 
+class IndexBuildConfig(Config):
+    full: bool = Field(default=False, description=(
+        "Build everything anew even when only the dynamic collection changed (by default such a change "
+        "reuses the latest build's static side: advisor/build/delta.py). The nightly refresh sets it."))
+
+
 @stage_asset(
     GROUP, kinds={"tantivy", "python", "openai"}, code_version=INDEX_CODE,
     deps=[chunks, chunk_annotations, chunk_augmentations, intent_dataset],
 )
 def index_build(
-    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource, llm: LLMResource
+    context: AssetExecutionContext, config: IndexBuildConfig, institution: InstitutionResource,
+    warehouse: WarehouseResource, llm: LLMResource,
 ) -> MaterializeResult:
     """A self-contained index build (BM25 over Kiwi morphemes with profile fields, dense vectors, chunk store,
     embedder, manifest; the same over the URAG-D augmented texts) published atomically as the latest; older builds
     kept."""
+    full = config.full  # the run's IndexBuildConfig; from here on `config` is the institution's
     config, started = begin(context, institution)
     # `openai` asks for the LLM endpoint's embeddings; `lsa` is the offline backend
     use_openai = llm.wanted({"openai": "llm", "lsa": "offline"}.get(config.pipeline.embedder, "auto"), "embedder")
@@ -63,7 +72,7 @@ def index_build(
         outcome = index_stage.build_index(
             config, con, warehouse.root, annotator=annotator, annotator_version=annotator_version or "",
             make_embedder=make_embedder, embedder_choice="openai" if use_openai else "lsa", run_id=context.run_id,
-            enrich=enrich,
+            enrich=enrich, full=full,
         )
         metadata = {
             "build_id": outcome.build_id,
@@ -72,6 +81,7 @@ def index_build(
             "annotator": annotator,
             "embedder": "openai" if use_openai else "lsa",
             "build_seconds": round(outcome.seconds, 2),
+            "delta_of": outcome.delta_of or "none (a full build)",
             **{f"chunks_{name}": n for name, n in sorted(outcome.counts.items())},
             **serving_metadata(outcome.serving),
         }

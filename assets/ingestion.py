@@ -3,10 +3,12 @@
 from collections.abc import Iterator
 
 from dagster import (
-    AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, Failure, MaterializeResult, MetadataValue,
+    AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue,
 )
+from pydantic import Field
 
 from advisor import progress
+from advisor.index.layout import COLLECTIONS
 from advisor.lakehouse import history
 from advisor.ingest import coverage, crawler, documents as cleaning, local_site, raw_documents as crawling, scopes
 from advisor.lakehouse import one, scalar
@@ -21,15 +23,24 @@ EVERY_SOURCE = "every_source_has_documents"
 TABLE_ROWS = 30  # rows of a metadata table; the rest are counted
 
 
+class CrawlConfig(Config):
+    collections: list[str] = Field(
+        default_factory=list,
+        description="Crawl only the sources of these collections (the hourly notices refresh: ['dynamic']); "
+                    "empty: every source. Pages of the others are left as they are.")
+
+
 @stage_asset(
     GROUP, kinds={"duckdb", "python"}, code_version=CRAWL_VERSION,
     checks=[HISTORY, Check("versioned_bytes_kept", "The bytes of every fetch version are still under warehouse/raw/.")],
 )
 def raw_documents(
-    context: AssetExecutionContext, institution: InstitutionResource, warehouse: WarehouseResource
+    context: AssetExecutionContext, config: CrawlConfig, institution: InstitutionResource,
+    warehouse: WarehouseResource,
 ) -> MaterializeResult:
     """Every fetched page and PDF of the institution's sources, bytes stored content-addressed under the warehouse;
     conditional re-crawls; removed pages marked."""
+    collections = _checked_collections(config.collections)
     config, started = begin(context, institution)
     store = warehouse.raw_store()
 
@@ -42,7 +53,8 @@ def raw_documents(
         with local_site.local_site(config.local_site, warehouse.root, config.today()) as served:
             if served:
                 context.log.info(f"serving the local site at {served} for this crawl")
-            report = crawling.crawl_institution(config, con, store, context.run_id, on_fetch=on_fetch)
+            report = crawling.crawl_institution(config, con, store, context.run_id, on_fetch=on_fetch,
+                                                collections=collections)
         for overlap in report.overlaps:
             context.log.warning(f"{overlap.url}: in the scope of sources {overlap.met_by!r} and {overlap.owner!r}; "
                                 f"attributed to {overlap.owner!r} ({overlap.rule})")
@@ -91,6 +103,13 @@ def raw_documents(
         },
         check_results=checks,
     )
+
+
+def _checked_collections(names: list[str]) -> tuple[str, ...] | None:
+    unknown = sorted(set(names) - set(COLLECTIONS))
+    if unknown:
+        raise Failure(f"unknown collection(s) {', '.join(unknown)}; known: {', '.join(COLLECTIONS)}")
+    return tuple(names) or None
 
 
 @stage_asset(

@@ -47,6 +47,12 @@ def materialize(args: argparse.Namespace) -> int:
     defs = build_definitions(config_path=config_path, warehouse=str(warehouse))
     job = defs.resolve_implicit_global_asset_job_def()
     selection = None
+    run_config: dict = {}
+    if args.notices:  # the hourly schedule's run, on request (pipelines/schedules.py)
+        from pipelines.schedules import NOTICES_ASSETS, NOTICES_RUN_CONFIG
+
+        args.select = args.select or " or ".join(f"key:{name}" for name in NOTICES_ASSETS)
+        run_config = NOTICES_RUN_CONFIG
     if args.select:
         try:
             keys = AssetSelection.from_string(args.select).resolve(defs.resolve_asset_graph())
@@ -82,7 +88,7 @@ def materialize(args: argparse.Namespace) -> int:
                         instance=instance,
                         asset_selection=selection,
                         raise_on_error=False,
-                        run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+                        run_config={**run_config, "loggers": {"console": {"config": {"log_level": "WARNING"}}}},
                         tags={RUN_TAG: this_process(), WAREHOUSE_TAG: str(warehouse)},
                     )
                 finally:
@@ -291,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
     m.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
     m.add_argument("--select", help="Dagster asset selection, e.g. 'raw_documents' or '+documents'")
+    m.add_argument("--notices", action="store_true",
+                   help="refresh the notices only: crawl the dynamic collection and publish a build that reuses "
+                        "the static side (the notices_hourly schedule's run; no benchmark, no evaluation)")
     m.add_argument("--wait", action="store_true",
                    help="when another materialize runs on this warehouse, wait for it instead of exiting 3")
     m.set_defaults(func=materialize)

@@ -9,7 +9,7 @@ from advisor.config import load_config
 from assets import annotation, benchmarks, dialogue, evaluation, indexing, ingestion, intents
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from pipelines.fleet import fleet_from_environment
-from pipelines.schedules import nightly_refresh, refresh_job
+from pipelines.schedules import nightly_refresh, notices_hourly, notices_job, refresh_job
 from pipelines.sensors import config_changed
 
 ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks, evaluation, dialogue]
@@ -22,8 +22,8 @@ def build_definitions(config_path: str | None = None, warehouse: str | None = No
     return Definitions(
         assets=load_assets_from_modules(ASSET_MODULES),
         asset_checks=load_asset_checks_from_modules(ASSET_MODULES),
-        jobs=[refresh_job],
-        schedules=[nightly_refresh(timezone)],
+        jobs=[refresh_job, notices_job],
+        schedules=[nightly_refresh(timezone), notices_hourly(timezone)],
         sensors=[config_changed],
         resources={
             "institution": InstitutionResource(config_path=config_path),

@@ -22,6 +22,22 @@ def test_definitions_load_with_every_asset_and_check():
         assert spec.group_name and spec.description and spec.code_version, spec.key
 
 
+def test_notices_have_their_own_hourly_job_without_benchmark_or_evaluation():
+    from pipelines.definitions import defs
+
+    job = defs.resolve_job_def("notices_refresh")
+    selected = {key.to_user_string() for key in job.asset_layer.selected_asset_keys}
+    assert {"raw_documents", "chunks", "index_build"} <= selected
+    assert not selected & {"qa_benchmark", "evaluation", "evaluation_report", "intent_dataset", "dialogue_benchmark"}
+    hourly = defs.resolve_schedule_def("notices_hourly")
+    assert hourly.job_name == "notices_refresh" and hourly.cron_schedule == "30 * * * *"
+    assert hourly.execution_timezone == load_config().timezone
+    # the hourly run crawls the dynamic collection; the nightly one builds the index in full
+    assert job.run_config["ops"]["raw_documents"]["config"]["collections"] == ["dynamic"]
+    assert defs.resolve_job_def("refresh_all").run_config["ops"]["index_build"]["config"]["full"] is True
+    assert defs.resolve_schedule_def("nightly_refresh").job_name == "refresh_all"
+
+
 def test_demo_config_is_the_default():
     config = load_config()
     assert config.local_site is not None and config.local_site.generate == "demo_college"

@@ -24,8 +24,9 @@ from advisor.chunking import kiwi_tokens
 from advisor.faq import calibrate, fit, match, paraphrase, store
 from advisor.intents import classifier
 from advisor.intents.dataset import load_intent_examples
-from advisor.build import records as index_records, serving_artifacts
+from advisor.build import delta, records as index_records, serving_artifacts
 from advisor.index import layout, writer
+from advisor.index.embedders import load_embedder
 from advisor.index.store import latest_build_dir
 from advisor.lakehouse import insert_rows, latest_run, scalar
 from advisor.versioning import code_version
@@ -39,27 +40,33 @@ class BuildOutcome:
     counts: dict
     seconds: float
     serving: dict = field(default_factory=dict)  # the manifest's "serving" entry: FAQ store, threshold, intent model
+    delta_of: str | None = None  # the build whose static side a delta build reuses (advisor/build/delta.py)
 
 
-def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, tokenizer_version: str, embedder_choice: str,
-                      enrichment: str = "off") -> str:
-    """What a build depends on: if this is unchanged, so is the build."""
+def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, common: str) -> str:
+    """What a build depends on: if this is unchanged, so is the build. `common`: `common_fingerprint`."""
     digest = hashlib.sha256()
     for part in (
-        enrichment,
-        scalar(con, "SELECT any_value(dataset_version) FROM intent_examples"),
-        _serving_code_version(),
+        common,
         scalar(con, "SELECT string_agg(chunk_id || text_hash || indexed_text, '|' ORDER BY chunk_id) FROM chunks"),
         scalar(con, """SELECT string_agg(concat_ws(',', chunk_id, attribute, annotator_version, value_set::VARCHAR,
                                           range_min, range_max), '|' ORDER BY chunk_id, attribute)
                        FROM chunk_annotations WHERE annotator = ?""", [annotator]),
         scalar(con, "SELECT string_agg(chunk_id || method || md5(augmented_text), '|' ORDER BY chunk_id, method) "
                     "FROM chunk_augmentations"),
-        tokenizer_version, embedder_choice, code_version(writer, index_records),
     ):
         digest.update(str(part).encode())
         digest.update(b"\0")
     return digest.hexdigest()[:16]
+
+
+def common_fingerprint(con: duckdb.DuckDBPyConnection, tokenizer_version: str, embedder_choice: str,
+                       enrichment: str = "off") -> str:
+    """What every part of a build depends on besides its chunks: code, tokenizer, embedder choice,
+    the intent dataset, FAQ enrichment."""
+    parts = (enrichment, scalar(con, "SELECT any_value(dataset_version) FROM intent_examples"),
+             _serving_code_version(), tokenizer_version, embedder_choice, code_version(writer, index_records, delta))
+    return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()[:16]
 
 
 def _serving_code_version() -> str:
@@ -77,6 +84,16 @@ def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], e
     texts = [chosen.get(r["chunk_id"], r["indexed_text"]) for r in records]
     tokens = [[form for form, _ in found] for found in cached_tokens(con, tokenizer, texts)]
     return writer.Augmented("+".join(methods) or "none", texts, tokens, embedder.embed(texts, tokens))
+
+
+def _reusable_static(base: Path, records: list[dict], vectors) -> dict[str, Path]:
+    """{"static": base} when the base's static collection holds these very vectors, in this order."""
+    import numpy as np
+
+    static = [i for i, r in enumerate(records) if r["collection"] == delta.STATIC]
+    stored = np.load(base / delta.STATIC / layout.VECTORS_NPY)
+    same = stored.shape == vectors[static].shape and np.array_equal(stored, vectors[static].astype(np.float32))
+    return {delta.STATIC: base} if same else {}
 
 
 def _latest_fingerprint(builds_root: Path) -> tuple[str, Path] | None:
@@ -98,15 +115,19 @@ def build_index(
     embedder_choice: str,
     run_id: str,
     enrich=None,  # URAG-F: (build, seed FAQ entries) -> Enrichment, with an LLM; see serving_artifacts
+    full: bool = False,  # never a delta build (advisor/build/delta.py): the nightly refresh
 ) -> BuildOutcome:
     started = datetime.now(timezone.utc)
     builds_root = layout.builds_dir(warehouse)
-    fingerprint = input_fingerprint(con, annotator, tokenizer_version_for(config), embedder_choice,
-                                    "llm" if enrich is not None else "off")
+    common = common_fingerprint(con, tokenizer_version_for(config), embedder_choice,
+                                "llm" if enrich is not None else "off")
+    fingerprint = input_fingerprint(con, annotator, common)
     latest = _latest_fingerprint(builds_root)
     if latest is not None and latest[0] == fingerprint:
         manifest = layout.read_manifest(latest[1])
         return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0, manifest.get("serving", {}))
+    static_fingerprint = delta.static_fingerprint(con, annotator, common, config)
+    base = None if full or embedder_choice != "lsa" else delta.delta_base(builds_root, static_fingerprint)
 
     tokenizer = tokenizer_for(config)
     records = index_records.records_from_lakehouse(con, config.profile, annotator=annotator,
@@ -116,12 +137,21 @@ def build_index(
         record["tokens"] = [form for form, _ in prefix] + list(record["tokens"])
     texts = [r["indexed_text"] for r in records]
     tokens = [r["tokens"] for r in records]
-    embedder = make_embedder(texts, tokens)
+    # a delta build embeds with the base's embedder, so its static vectors are the base's own
+    embedder = make_embedder(texts, tokens) if base is None else load_embedder(base / layout.EMBEDDER_DIR)
     vectors = embedder.embed(texts, tokens)
     augmented = _augmented(con, tokenizer, records, embedder)
+    reuse = {} if base is None else _reusable_static(base, records, vectors)
+    if base is not None and not reuse:
+        base = None  # the base's static vectors differ after all: build in full
+        embedder = make_embedder(texts, tokens)
+        vectors = embedder.embed(texts, tokens)
+        augmented = _augmented(con, tokenizer, records, embedder)
     lineage = {
         "run_id": run_id,
         "input_fingerprint": fingerprint,
+        "static_fingerprint": static_fingerprint,
+        "delta_of": None if base is None else base.name,  # the build whose static side this one reuses
         "chunks_run_id": latest_run(con, "chunks"),
         "annotations_run_id": latest_run(con, "chunk_annotations"),
         "annotator": annotator,
@@ -135,6 +165,8 @@ def build_index(
     sweep: list[dict] = []
 
     def finalize(folder: Path, build_id: str) -> dict:
+        if base is not None:  # the FAQ store, threshold and intent model are the static side's
+            return delta.reuse_serving(base, folder)
         summary, points = serving_artifacts.prepare_serving(folder, config, tokenizer, load_intent_examples(con), enrich)
         sweep.extend({**p, "build_id": build_id, "embedder": embedder.name} for p in points)
         return summary
@@ -144,7 +176,7 @@ def build_index(
     sources = index_records.source_rows_from_lakehouse(con, records)
     manifest = writer.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
                                  keep=config.pipeline.keep_builds, finalize=finalize, augmented=augmented,
-                                 sources=sources)
+                                 sources=sources, reuse=reuse)
     insert_rows(con, "faq_threshold_sweep", sweep)
     insert_rows(con, "index_builds", [{
         "build_id": manifest.build_id, "built_at": datetime.fromisoformat(manifest.built_at), "path": manifest.directory,
@@ -157,4 +189,5 @@ def build_index(
     insert_rows(con, "index_build_chunks", [  # the build's chunks, for lineage joins (advisor/lakehouse/history.py)
         {"build_id": manifest.build_id, "chunk_id": r["chunk_id"], "collection": r["collection"]} for r in records])
     seconds = (datetime.now(timezone.utc) - started).total_seconds()
-    return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds, manifest.serving)
+    return BuildOutcome(manifest.build_id, Path(manifest.directory), True, manifest.counts, seconds, manifest.serving,
+                        lineage["delta_of"])

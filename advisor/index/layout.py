@@ -155,3 +155,16 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """`source` copied to `target` as hard links (a published build is never modified, so a later
+    build may share its files for free); plain copies where links are impossible (another file system)."""
+
+    def link_or_copy(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, copy_function=link_or_copy)

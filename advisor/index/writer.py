@@ -91,13 +91,17 @@ def write_build(
     finalize: Callable[[Path, str], dict] | None = None,
     augmented: Augmented | None = None,
     sources: Sequence[Mapping[str, Any]] | None = None,
+    reuse: Mapping[str, Path] | None = None,
 ) -> BuildManifest:
     """Write, publish as LATEST and prune. On any error nothing is published and the temporary
     folder is removed; LATEST and earlier builds are untouched.
 
     `finalize(folder, build_id)` runs on the written (not yet published) build: what it adds to
     the folder is published with it, and the dict it returns is the manifest's "serving" entry
-    (the dialogue's artifacts are made from the finished indexes, so they come last)."""
+    (the dialogue's artifacts are made from the finished indexes, so they come last).
+
+    `reuse`: collection -> an earlier build whose folder of that collection (and its augmented
+    twin) holds exactly these rows and vectors: linked instead of indexed again (advisor/build/delta.py)."""
     builds_root = Path(builds_root)
     builds_root.mkdir(parents=True, exist_ok=True)
     vectors = _check_inputs(records, vectors, embedder)
@@ -108,7 +112,8 @@ def write_build(
     tmp = layout.tmp_dir(builds_root, build_id)
     try:
         tmp.mkdir()
-        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented, sources)
+        manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented, sources,
+                                   reuse or {})
         if finalize is not None:
             manifest = replace(manifest, serving=_jsonable(finalize(tmp, build_id)))
             _write_manifest(tmp, manifest)
@@ -121,13 +126,19 @@ def write_build(
 
 
 def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema, lineage,
-                    augmented: Augmented | None, sources) -> BuildManifest:
+                    augmented: Augmented | None, sources, reuse: Mapping[str, Path]) -> BuildManifest:
     rows = _chunk_rows(records, schema)
     counts = {}
     files: dict[str, Any] = {"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)}
     for collection in COLLECTIONS:
         positions = [i for i, r in enumerate(rows) if r["collection"] == collection]
         counts[collection] = len(positions)
+        if collection in reuse:
+            layout.link_tree(reuse[collection] / collection, tmp / collection)
+            if augmented is not None:
+                (tmp / AUGMENTED_DIR).mkdir(exist_ok=True)
+                layout.link_tree(reuse[collection] / AUGMENTED_DIR / collection, tmp / AUGMENTED_DIR / collection)
+            continue
         _write_collection(tmp / collection, [rows[i] for i in positions], [rows[i]["tokens"] for i in positions],
                           vectors[positions], schema)
         if augmented is not None:

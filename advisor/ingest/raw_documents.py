@@ -14,7 +14,7 @@ source reaches it, and every URL a source reached but left to another is reporte
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
@@ -115,7 +115,10 @@ def crawl_institution(
     store: RawStore,
     run_id: str,
     on_fetch: Callable[[Fetch], None] | None = None,
+    collections: Collection[str] | None = None,
 ) -> CrawlReport:
+    """Crawl every source (or only those of `collections`: the hourly notices refresh crawls the
+    dynamic collection alone; pages of the others are left as they are, never marked removed)."""
     report = CrawlReport()
     crawler = Crawler(config.crawl, store, on_fetch=on_fetch)
     scopes = Scopes(config.sources)
@@ -145,12 +148,16 @@ def crawl_institution(
                 unreachable[urlsplit(fetch.url).netloc].add(source.name)
         _persist(con, crawl.fetches, state, source.kind, source.collection, store, run_id, report)
 
+    chosen = {s.name for s in config.sources if collections is None or s.collection in collections}
     for source in config.sources:
-        crawl_one(source)
+        if source.name in chosen:
+            crawl_one(source)
     # Then each source continues from the URLs others reached that it did not: handed on until
     # none is left (a URL is fetched once in a run, and only fetched pages hand URLs on).
     while handed:
         name, urls = handed.popitem()
+        if name not in chosen:  # a source not crawled this run takes nothing over from the others
+            continue
         urls = [u for u in urls if u not in claimed]
         if urls:
             crawl_one(sources[name], urls)
