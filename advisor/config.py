@@ -157,10 +157,23 @@ class RetrievalSettings(_Strict):
     dynamic_k: Annotated[int, Field(ge=0)] = 3  # ... reversed (3 + 7) for time-sensitive queries
     half_life_days: Annotated[float, Field(gt=0)] = 90.0  # recency: score x 0.5 ** (age_days / half-life)
     candidates: Annotated[int, Field(gt=0)] = 100  # per signal and collection: the lists fused / re-weighted
-    dense_exact: bool = True  # exact dense search over the eligible rows, not the HNSW index
+    # dense search: true exact over the eligible rows, false the HNSW index, null by size: exact for
+    # a collection of at most dense_exact_max_rows chunks, HNSW above (topped up exactly when a
+    # filter leaves it short). bench/retrieval.py measures both and HNSW's recall@10: exact costs
+    # ~7 ms a query at 100k chunks, and HNSW's recall there can be poor, so the limit is high.
+    dense_exact: bool | None = None
+    dense_exact_max_rows: Annotated[int, Field(ge=0)] = 500_000
     time_words: tuple[str, ...] | None = None  # None: the built-in Korean/English list
     specificity: bool = True  # soft augmentation's ranking of documents written for the student
     prefix_in_bm25: bool = False  # True: the paper's profile prefix in both searches, not dense only
+
+
+def hnsw_above(dense_exact: bool | None, max_rows: int) -> int | None:
+    """The row count above which dense search uses HNSW rather than exact search (None: never):
+    the one rule the index writer (build the index or not) and the retriever (search it or not) share."""
+    if dense_exact is None:
+        return max_rows
+    return None if dense_exact else 0
 
 
 class CategoricalAttribute(_Strict):

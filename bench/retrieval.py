@@ -4,11 +4,14 @@
     make demo                              # a demo build to measure
     .venv/bin/python bench/retrieval.py [--queries 300] [--synthetic 100000]
 
-Ours: advisor.retrieval (tantivy BM25 with the profile filter inside the query, exact dense search
-over the eligible rows, RRF). Naive: rank-bm25 over the same tokens plus numpy brute-force cosine,
+Ours: advisor.retrieval (tantivy BM25 with the profile filter inside the query, dense search
+chosen by size: exact over the eligible rows up to `dense_exact_max_rows` chunks per collection,
+usearch HNSW above; RRF). Naive: rank-bm25 over the same tokens plus numpy brute-force cosine,
 filtering by a mask over every chunk. Both get the same pre-tokenized queries (Kiwi's per-query
 cost is printed apart) and both embed the query with the build's embedder inside the timing.
-Printed: p50 / p99 per query in ms, and naive / ours (how many times faster ours is).
+Printed: p50 / p99 per query in ms, and naive / ours (how many times faster ours is); then, per
+scale, dense search exact against HNSW (timings, and HNSW's recall@10 of the exact top 10) and
+which one the default (`dense_exact: null`, by size) picks for each collection.
 """
 
 from __future__ import annotations
@@ -102,6 +105,40 @@ def measure(build, records_tokens, annotations, queries, profiles, tokenize) -> 
     return rows
 
 
+def exact_vs_approximate(build, queries, profiles, tokenize) -> list[tuple]:
+    """(filter, exact p50, exact p99, HNSW p50, HNSW p99, HNSW recall@10 against exact, what `None`
+    chooses) for dense search, unfiltered and under each query's profile filter."""
+    query_tokens = dict(zip(queries, tokenize(queries)))
+
+    def searcher(exact):
+        return Retriever(build, lambda texts: [query_tokens.get(t) or tokenize([t])[0] for t in texts],
+                         RetrievalParams(dense_exact=exact))
+
+    exact, approximate, auto = searcher(True), searcher(False), searcher(None)
+    chosen = ", ".join(f"{n}: {'exact' if auto._exact(n) else 'HNSW'}" for n in build.collections)
+    rows = []
+    for label, profile_for in (("none", lambda p: None), ("profile", lambda p: p)):
+        timings: dict[bool, list[float]] = {True: [], False: []}
+        found: dict[bool, list[list[str]]] = {True: [], False: []}
+        for query, profile in zip(queries, profiles):
+            for is_exact, retriever in ((True, exact), (False, approximate)):
+                started = time.perf_counter()
+                result = retriever.search(query, profile_for(profile), mode="dense", soft=False, k=10)
+                timings[is_exact].append(time.perf_counter() - started)
+                found[is_exact].append(result.chunk_ids)
+        recall = np.mean([len(set(a) & set(e)) / len(e) for a, e in zip(found[False], found[True]) if e])
+        rows.append((label, *percentiles(timings[True]), *percentiles(timings[False]), float(recall), chosen))
+    return rows
+
+
+def print_exact_rows(title: str, rows) -> None:
+    print(f"\n{title}")
+    print(f"{'filter':<9}{'exact p50':>10}{'exact p99':>10}{'HNSW p50':>10}{'HNSW p99':>10}{'exact/HNSW':>12}"
+          f"{'HNSW recall@10':>16}   by size (dense_exact: null)")
+    for label, e50, e99, a50, a99, recall, chosen in rows:
+        print(f"{label:<9}{e50:>10.2f}{e99:>10.2f}{a50:>10.2f}{a99:>10.2f}{e50 / a50:>11.1f}x{recall:>16.3f}   {chosen}")
+
+
 def random_profile(schema, rng: random.Random) -> dict:
     profile = {}
     for name, attribute in schema.items():
@@ -184,6 +221,8 @@ def main() -> None:
     print(f"Kiwi query tokenization (both sides, not in the figures): {(time.perf_counter() - started) * 10:.2f} ms/query")
     print_rows(f"demo build {build.directory.name}: {len(tokens)} chunks, {len(queries)} queries, ms per query",
                measure(build, tokens, annotations, queries, profiles, tokenizer.content_morphemes))
+    print_exact_rows("demo build, dense search: exact against HNSW, ms per query",
+                     exact_vs_approximate(build, queries, profiles, tokenizer.content_morphemes))
 
     if args.synthetic:
         with tempfile.TemporaryDirectory() as workdir:
@@ -192,6 +231,8 @@ def main() -> None:
             print(f"\nsynthetic build of {len(tokens)} chunks written in {seconds:.1f} s")
             print_rows(f"synthetic build: {len(tokens)} chunks, {len(queries)} queries, ms per query",
                        measure(build, tokens, annotations, queries, profiles, tokenizer.content_morphemes))
+            print_exact_rows("synthetic build, dense search: exact against HNSW, ms per query",
+                             exact_vs_approximate(build, queries, profiles, tokenizer.content_morphemes))
 
 
 if __name__ == "__main__":

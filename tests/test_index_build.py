@@ -150,3 +150,19 @@ print(build.build_id)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == manifest.build_id
+
+
+def test_the_hnsw_index_is_built_only_for_collections_a_search_would_use_it_on(tmp_path):
+    from advisor.config import hnsw_above
+
+    embedder = HashingEmbedder(16)
+    records = make_records(12, 0)  # 9 static, 3 dynamic
+    vectors = embedder.embed([r["text"] for r in records], [r["tokens"] for r in records])
+    by_size = write_build(records, vectors, embedder, SCHEMA, tmp_path / "by-size", {}, hnsw_above=hnsw_above(None, 5))
+    never = write_build(records, vectors, embedder, SCHEMA, tmp_path / "never", {}, hnsw_above=hnsw_above(True, 5))
+    assert (Path(by_size.directory) / "static" / "vectors.usearch").exists()
+    assert not (Path(by_size.directory) / "dynamic" / "vectors.usearch").exists()
+    assert not any(Path(never.directory).rglob("vectors.usearch"))
+    loaded = load_build(Path(never.directory), load_embedder=HashingEmbedder.load)
+    assert loaded.collections["static"].ann is None and len(loaded.collections["static"]) == 9
+    assert hnsw_above(False, 5) == 0  # always HNSW: every non-empty collection gets it

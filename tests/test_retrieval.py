@@ -188,6 +188,33 @@ def test_unfiltered_dense_matches_usearch_exact(corpus):
     assert np.allclose(sorted(1 - matches.distances), sorted(h.score for h in ours), atol=1e-5)
 
 
+def test_dense_search_is_exact_up_to_the_size_limit_and_hnsw_above(corpus_dir, corpus):
+    root, records = corpus_dir  # 256 static chunks, 64 dynamic
+    by_size = make_retriever(root / "by-size", records, RetrievalParams(dense_exact=None, dense_exact_max_rows=100))
+    assert not by_size._exact("static") and by_size._exact("dynamic")
+    assert corpus._exact("static") and corpus._exact("dynamic")  # the default limit: both exact at this size
+
+
+def test_hnsw_under_a_selective_filter_is_topped_up_never_short(corpus_dir, corpus, monkeypatch):
+    from advisor.retrieval import signals
+
+    topped_up = []
+    exact_rows = signals.dense_exact_rows
+    monkeypatch.setattr(signals, "dense_exact_rows", lambda *a: topped_up.append(1) or exact_rows(*a))
+    root, records = corpus_dir
+    # over-fetch 1: any filter that removes one of HNSW's top 50 leaves it short
+    approximate = make_retriever(root / "hnsw", records, RetrievalParams(dense_exact=False, ann_overfetch=1))
+    found = expected = 0
+    for query, profile in random_queries(40, seed=5):
+        for collection in ("static", "dynamic"):
+            exact = corpus.rank(collection, query, profile, mode="dense", limit=50)
+            got = approximate.rank(collection, query, profile, mode="dense", limit=50)
+            assert len(got) == len(exact)  # a filter never leaves HNSW short of what exists
+            found += len({h.row for h in got} & {h.row for h in exact})
+            expected += len(exact)
+    assert len(topped_up) > 10 and found / expected > 0.95
+
+
 def test_batch_equals_one_by_one(corpus):
     pairs = random_queries(12, seed=11)
     batch = corpus.search_batch([q for q, _ in pairs], [p for _, p in pairs], mode="hybrid", today=TODAY)

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
-from advisor.config import InstitutionConfig
+from advisor.config import InstitutionConfig, hnsw_above
 from advisor.chunking import kiwi_tokens
 from advisor.faq import calibrate, fit, match, paraphrase, store
 from advisor.intents import classifier
@@ -176,7 +176,8 @@ def build_index(
     sources = index_records.source_rows_from_lakehouse(con, records)
     manifest = writer.write_build(records, vectors, embedder, config.profile, builds_root, lineage,
                                  keep=config.pipeline.keep_builds, finalize=finalize, augmented=augmented,
-                                 sources=sources, reuse=reuse)
+                                 sources=sources, reuse=reuse,
+                                 hnsw_above=hnsw_above(config.retrieval.dense_exact, config.retrieval.dense_exact_max_rows))
     insert_rows(con, "faq_threshold_sweep", sweep)
     insert_rows(con, "index_builds", [{
         "build_id": manifest.build_id, "built_at": datetime.fromisoformat(manifest.built_at), "path": manifest.directory,

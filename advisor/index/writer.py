@@ -92,6 +92,7 @@ def write_build(
     augmented: Augmented | None = None,
     sources: Sequence[Mapping[str, Any]] | None = None,
     reuse: Mapping[str, Path] | None = None,
+    hnsw_above: int | None = 0,
 ) -> BuildManifest:
     """Write, publish as LATEST and prune. On any error nothing is published and the temporary
     folder is removed; LATEST and earlier builds are untouched.
@@ -101,7 +102,9 @@ def write_build(
     (the dialogue's artifacts are made from the finished indexes, so they come last).
 
     `reuse`: collection -> an earlier build whose folder of that collection (and its augmented
-    twin) holds exactly these rows and vectors: linked instead of indexed again (advisor/build/delta.py)."""
+    twin) holds exactly these rows and vectors: linked instead of indexed again (advisor/build/delta.py).
+    `hnsw_above`: a collection with more rows gets the usearch HNSW index (None: none does; the
+    retrieval config decides, `advisor.config.hnsw_above`: an index no search reads is not built)."""
     builds_root = Path(builds_root)
     builds_root.mkdir(parents=True, exist_ok=True)
     vectors = _check_inputs(records, vectors, embedder)
@@ -113,7 +116,7 @@ def write_build(
     try:
         tmp.mkdir()
         manifest = _write_contents(tmp, build_id, records, vectors, embedder, schema, lineage, augmented, sources,
-                                   reuse or {})
+                                   reuse or {}, hnsw_above)
         if finalize is not None:
             manifest = replace(manifest, serving=_jsonable(finalize(tmp, build_id)))
             _write_manifest(tmp, manifest)
@@ -126,7 +129,8 @@ def write_build(
 
 
 def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema, lineage,
-                    augmented: Augmented | None, sources, reuse: Mapping[str, Path]) -> BuildManifest:
+                    augmented: Augmented | None, sources, reuse: Mapping[str, Path],
+                    hnsw_above: int | None) -> BuildManifest:
     rows = _chunk_rows(records, schema)
     counts = {}
     files: dict[str, Any] = {"chunks": CHUNKS_FILE, "embedder": EMBEDDER_DIR, "collections": list(COLLECTIONS)}
@@ -139,11 +143,12 @@ def _write_contents(tmp: Path, build_id: str, records, vectors, embedder, schema
                 (tmp / AUGMENTED_DIR).mkdir(exist_ok=True)
                 layout.link_tree(reuse[collection] / AUGMENTED_DIR / collection, tmp / AUGMENTED_DIR / collection)
             continue
+        hnsw = hnsw_above is not None and len(positions) > hnsw_above
         _write_collection(tmp / collection, [rows[i] for i in positions], [rows[i]["tokens"] for i in positions],
-                          vectors[positions], schema)
+                          vectors[positions], schema, hnsw)
         if augmented is not None:
             _write_collection(tmp / AUGMENTED_DIR / collection, [rows[i] for i in positions],
-                              [augmented.tokens[i] for i in positions], augmented.vectors[positions], schema)
+                              [augmented.tokens[i] for i in positions], augmented.vectors[positions], schema, hnsw)
     if augmented is not None:
         files["augmented"] = {"method": augmented.method, "collections": list(COLLECTIONS)}
     if sources is not None:
@@ -251,11 +256,12 @@ def _jsonable(value):
 
 # --------------------------------------------------------------------------- one collection
 
-def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: np.ndarray, schema: Mapping) -> None:
+def _write_collection(directory: Path, rows: list[dict], tokens: list, vectors: np.ndarray, schema: Mapping,
+                      hnsw: bool) -> None:
     (directory / TANTIVY_DIR).mkdir(parents=True)
     bm25_index(directory / TANTIVY_DIR, rows, tokens, schema)
     np.save(directory / VECTORS_NPY, vectors)
-    if len(rows):
+    if len(rows) and hnsw:
         index = UsearchIndex(ndim=vectors.shape[1], metric=MetricKind.Cos, dtype="f32")
         index.add(np.arange(len(rows), dtype=np.uint64), vectors)
         index.save(str(directory / VECTORS_USEARCH))

@@ -30,10 +30,12 @@ class RetrievalParams:
     dynamic_k: int = _CONFIGURED.dynamic_k
     half_life_days: float = _CONFIGURED.half_life_days
     candidates: int = _CONFIGURED.candidates
-    # Dense search: exact (numpy over the eligible rows: perfect recall under any filter) or the
-    # usearch HNSW index over-fetching candidates x ann_overfetch and filtering afterwards
-    # (may return fewer eligible chunks than asked when the filter is selective).
-    dense_exact: bool = _CONFIGURED.dense_exact
+    # Dense search: exact (numpy over the eligible rows: perfect recall under any filter), the
+    # usearch HNSW index over-fetching candidates x ann_overfetch and filtering afterwards (topped
+    # up exactly over the eligible rows when a selective filter leaves fewer than asked), or None:
+    # exact for collections of at most dense_exact_max_rows chunks, HNSW above.
+    dense_exact: bool | None = _CONFIGURED.dense_exact
+    dense_exact_max_rows: int = _CONFIGURED.dense_exact_max_rows
     ann_overfetch: int = 4
     # Order of the aggregated list: "score" (by collection-local score, the larger-share
     # collection first on ties) or "primary_first" (all of the larger-share collection, then the other).

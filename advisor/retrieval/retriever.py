@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence, Union
 
 import numpy as np
 
+from advisor.config import hnsw_above
 from advisor.index.store import Collection, IndexBuild
 from advisor.retrieval import fusion, profile as prof, signals
 from advisor.retrieval.params import RetrievalParams
@@ -126,9 +127,15 @@ class Retriever(BatchSearcher):
     def _dense_scores(self, q: _Query, mode: str) -> dict[str, np.ndarray]:
         """Cosine of the query with every chunk, once per query (shared by the filtered search and
         the unfiltered one of debug mode)."""
-        if mode == "bm25" or not self.params.dense_exact:
+        if mode == "bm25":
             return {}
-        return {n: signals.dense_scores(c, q.vector) for n, c in self.collections.items()}
+        return {n: signals.dense_scores(c, q.vector) for n, c in self.collections.items() if self._exact(n)}
+
+    def _exact(self, name: str) -> bool:
+        """Exact dense search for this collection, or HNSW (params.dense_exact; None: by size)."""
+        collection = self.collections[name]
+        above = hnsw_above(self.params.dense_exact, self.params.dense_exact_max_rows)
+        return collection.ann is None or above is None or len(collection) <= above
 
     # ------------------------------------------------------------------ one collection
     def _rank(self, name: str, q: _Query, mode: str, hard: bool, limit: int, scores: np.ndarray | None = None) -> list[Hit]:
@@ -171,8 +178,12 @@ class Retriever(BatchSearcher):
 
     def _dense(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None):
         collection, mask = self.collections[name], self._eligibility[name].mask(known)
-        if not self.params.dense_exact:
-            return signals.dense_ann(collection, vector, limit, mask, self.params.ann_overfetch)
+        if not self._exact(name):
+            found = signals.dense_ann(collection, vector, limit, mask, self.params.ann_overfetch)
+            if mask is None or len(found) >= limit:
+                return found
+            # a selective filter left HNSW short: its few eligible rows are cheap to score exactly
+            return signals.dense_exact_rows(collection, vector, limit, np.flatnonzero(mask))
         if scores is None:
             scores = signals.dense_scores(collection, vector)
         return signals.dense_exact(scores, limit, mask)

@@ -55,6 +55,16 @@ def dense_exact(scores: np.ndarray, limit: int, mask: np.ndarray | None = None) 
     return [(int(rows[i]), float(eligible[i])) for i in order]
 
 
+def dense_exact_rows(collection: Collection, query_vector: np.ndarray, limit: int, rows: np.ndarray) -> Ranking:
+    """Exact top `limit` among `rows` only, scoring just those rows (not every row, as
+    dense_scores does): for few eligible rows in a large collection."""
+    if not len(rows) or limit <= 0:
+        return []
+    scores = np.asarray(collection.vectors[rows] @ np.asarray(query_vector, dtype=np.float32))
+    order = np.lexsort((rows, -scores))[:limit]
+    return [(int(rows[i]), float(scores[i])) for i in order]
+
+
 def dense_ann(collection: Collection, query_vector: np.ndarray, limit: int, mask: np.ndarray | None, overfetch: int) -> Ranking:
     """HNSW (usearch) top candidates, filtered afterwards: approximate, and a selective filter can
     leave fewer than `limit` (usearch's Python API has no filtered search)."""
