@@ -25,7 +25,9 @@ from advisor.intents import INTENTS, coarse
 from advisor.intents import dataset as intent_data
 from advisor.intents.classifier import IntentClassifier
 from advisor.intents.dataset import IntentExample, build_intent_examples, example_id
-from advisor.intents.meta import is_greeting_only, is_meta_question, only_assistant_words, strip_greeting
+from advisor.intents.meta import (asks_leave_to_ask, is_greeting_only, is_meta_question, only_assistant_words,
+                                  strip_greeting)
+from advisor.intents.route import certain_intent
 from advisor.intents.not_sure import MISSED_TEMPLATE_COST, choose_threshold, coarse_decision, decide
 from advisor.intents.seeds import ADDRESSED_INFO_QUESTIONS_KO, ENGLISH_INFO_QUESTIONS, form_key, seed_examples
 from advisor.lakehouse import LAKEHOUSE_FILE
@@ -238,6 +240,23 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     "챗봇아 안녕", "중국어 강의 있어요?", "영어 성적 몇 점 필요해요?"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
+
+
+@pytest.mark.parametrize("text", [
+    "장학금 관련해서도 물어봐도 돼?", "졸업 관련 질문도 받아요?", "전공 관련해서 질문해도 되나요?", "기숙사 얘기도 물어봐도 돼?",
+    "너한테 수강신청 물어봐도 돼?", "장학금도 물어봐도 돼요?", "can I ask you about scholarships?",
+    "can you help me with course registration?"])
+def test_asking_leave_to_ask_about_a_topic_is_about_the_assistant(text):
+    assert asks_leave_to_ask(text) and certain_intent(text) == ("ability", "leave_to_ask")
+
+
+@pytest.mark.parametrize("text", [
+    "교수님께 질문해도 되나요?", "조교한테 물어봐도 되나요?",  # someone else asked
+    "수업 중에 질문해도 돼요?", "수업시간에 질문도 가능한가요",  # no subject matter: about class
+    "면접에서 어떤 질문도 받나요?", "휴학 언제까지 물어봐도 돼?", "can you help me with when to apply?",  # a fact asked
+    "성적 이의신청 문의도 가능한가요?", "졸업요건 알려줘", "시험 문제 물어보면 답해줘?"])
+def test_questions_that_only_contain_asking_words_are_not_leave_to_ask(text):
+    assert not asks_leave_to_ask(text)
 
 
 @pytest.mark.parametrize("text", [t for t, gold, _ in ALL_DEV if gold == "greeting" and t != "yo hi"])

@@ -376,6 +376,39 @@ def _asks_something_en(tokens: list[str]) -> bool:
                          "which", "did", "where", "when", "why"} or "who" in tokens or "what" in tokens
 
 
+# --- may I ask about X? ------------------------------------------------------------------------------
+
+# asking leave to ask ("장학금 관련해서도 물어봐도 돼?", "졸업 관련 질문도 받아요?"): about the assistant,
+# whatever the topic, unlike a capability question that asks for content ("넌 휴학 신청 방법 알아?")
+_LEAVE_TO_ASK = re.compile(
+    r"(?:물어봐도|물어봐두|물어보면|여쭤봐도|여쭤보면|질문해도|질문해두|질문하면|질문드려도|물어볼수있|질문할수있)"
+    r"(?:돼|되|될|괜찮|가능|받|답|대답|알려)"
+    r"|(?:질문|물음)도?(?:받|가능|할수있|해도)")
+# someone else asked ("교수님께 질문해도 되나요?"): a question about the university, not the assistant
+_OTHER_ADDRESSEE = re.compile(r"(?<!너)(?<!당신)(?<!봇)(?:께|에게|한테)")
+# a question word asking for a fact: then the message asks for content, not leave
+_FACT_WORD = re.compile(r"(?:언제|어떻게|어케|얼마|몇|어디|왜|무엇|뭐|뭘|누구|누가|어느|무슨|어떤)")
+# before the frame, the topic scoped as a subject matter ("장학금 관련해서도", "기숙사 얘기도", "장학금도")
+# or the assistant addressed ("너한테"): "수업 중에 질문해도 돼요?" asks about class, not about the assistant
+_SUBJECT_MATTER = re.compile(r"(?:관련|대해|관해|얘기|이야기|같은것|같은거|쪽|도|너|넌|여기|챗봇|봇)")
+_LEAVE_TO_ASK_EN = re.compile(r"\b(?:can|could|may) i ask(?: you)?(?: something)? about\b"
+                              r"|\b(?:can|could) you help(?: me)? with\b|\bdo you (?:take|answer) questions about\b")
+
+
+def asks_leave_to_ask(text: str) -> bool:
+    """Does the message ask whether it may ask about something ("기숙사 얘기도 물어봐도 돼?", "can I
+    ask you about scholarships?") rather than ask it? No fact question word may come with it."""
+    if len(text) > MAX_RULE_CHARS:
+        return False
+    normalized = normalize(text)
+    if _LEAVE_TO_ASK_EN.search(normalized):
+        return not re.search(r"\b(?:when|how|where|why|which|what)\b", normalized)
+    compact = "".join(t for t in _tokens(text) if _is_hangul(t))
+    frame = _LEAVE_TO_ASK.search(compact)
+    return (frame is not None and _SUBJECT_MATTER.search(compact[:frame.start()]) is not None
+            and _FACT_WORD.search(compact) is None and _OTHER_ADDRESSEE.search(compact) is None)
+
+
 # --- does a message ask for something? ------------------------------------------------------------
 
 # question words and the endings of a question or a request, in any register ("어디서 봐요",

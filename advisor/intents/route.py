@@ -5,14 +5,15 @@ serving router and any evaluation that wants to measure routing as the student m
 from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
-from advisor.intents.meta import (asks_something, is_greeting_only, is_meta_question, strip_greeting,
-                                  words_outside_assistant_lexicon)
+from advisor.intents.meta import (asks_leave_to_ask, asks_something, is_greeting_only, is_meta_question,
+                                  strip_greeting, words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
 
 
 def certain_intent(message: str) -> tuple[str, str] | None:
     """(intent, rule) when a rule is certain whatever the backend: a message of greeting words only
-    is a greeting; a question about the assistant itself, alone or behind a greeting, is ability.
+    is a greeting; a question about the assistant itself, alone or behind a greeting, is ability,
+    and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?").
     None otherwise (a greeting followed by a real question is left to the router: a question)."""
     if is_greeting_only(message):
         return "greeting", "greeting_only"
@@ -21,6 +22,8 @@ def certain_intent(message: str) -> tuple[str, str] | None:
     rest = strip_greeting(message)
     if rest is not None and is_meta_question(rest):
         return "ability", "greeting_then_meta_question"
+    if asks_leave_to_ask(rest or message):
+        return "ability", "leave_to_ask"
     return None
 
 
