@@ -11,12 +11,20 @@ from advisor.retrieval.signals import Ranking
 
 def rrf(rankings: list[Ranking], k: int = 60) -> list[tuple[int, float, list[int | None]]]:
     """[(row, sum of 1/(k + rank), [rank in each input or None])], best first, ties by row."""
+    # one pass, the score summed as the ranks arrive: the same additions in the same order as
+    # summing each row's ranks afterwards (so the same floats), at a fraction of the cost
+    n = len(rankings)
     ranks: dict[int, list[int | None]] = {}
+    scores: dict[int, float] = {}
     for i, ranking in enumerate(rankings):
         for rank, (row, _) in enumerate(ranking, start=1):
-            ranks.setdefault(row, [None] * len(rankings))[i] = rank
-    fused = [(row, sum(1.0 / (k + r) for r in rs if r is not None), rs) for row, rs in ranks.items()]
-    return sorted(fused, key=lambda f: (-f[1], f[0]))
+            found = ranks.get(row)
+            if found is None:
+                found = ranks[row] = [None] * n
+                scores[row] = 0
+            found[i] = rank
+            scores[row] += 1.0 / (k + rank)
+    return sorted(((row, scores[row], rs) for row, rs in ranks.items()), key=lambda f: (-f[1], f[0]))
 
 
 def recency_weight(published_on: date | None, today: date, half_life_days: float) -> float:

@@ -67,6 +67,10 @@ class Retriever(BatchSearcher):
         self._eligibility = {n: prof.EligibilityTable(c.applies_to, self.schema) for n, c in self.collections.items()}
         # Plain Python columns: building result objects from a DataFrame row by row is slow.
         self._columns = {n: c.chunks.to_dict(as_series=False) for n, c in self.collections.items()}
+        # per collection and attribute: which rows are limited on it (the specificity ranking's count)
+        self._limited = {n: {name: np.array([a.get(name) is not None for a in c.applies_to], dtype=bool)
+                             for name in self.schema} for n, c in self.collections.items()}
+        self._weights_on: tuple[date, list[float]] | None = None  # the dynamic rows' recency weights, for one day
 
     # ------------------------------------------------------------------ public API
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
@@ -160,16 +164,20 @@ class Retriever(BatchSearcher):
         """The candidates written for this student: limited to the student's own value on the most
         known attributes, then in fused order. Chunks limited to none are left out of this
         ranking rather than ranked last (a general page is not penalized, only not promoted)."""
-        counts = []
-        for row, _, _ in fused:
-            applies_to = collection.applies_to[row]
-            limited = sum(applies_to.get(name) is not None for name in known)
+        if not fused:
+            return []
+        rows = [row for row, _, _ in fused]
+        limited_on = self._limited[collection.name]
+        counts = np.zeros(len(rows), dtype=np.int64)
+        for name in known:
+            counts += limited_on[name][rows]
+        counts = counts.tolist()
+        if not filtered:
             # unfiltered (the no-hard-filter ablation), a limit to someone else's value is no match;
             # after the filter, no candidate has one
-            if limited and not filtered:
-                limited -= len(prof.conflicts(applies_to, known, self.schema))
-            counts.append((row, limited))
-        ranked = sorted((c for c in counts if c[1]), key=lambda c: -c[1])  # stable: fused order on ties
+            counts = [count - len(prof.conflicts(collection.applies_to[row], known, self.schema)) if count else 0
+                      for row, count in zip(rows, counts)]
+        ranked = sorted((c for c in zip(rows, counts) if c[1]), key=lambda c: -c[1])  # stable: fused order on ties
         return [(row, float(count)) for row, count in ranked]
 
     def _bm25(self, collection: Collection, tokens: list[str], known: prof.Known, limit: int):
@@ -207,12 +215,19 @@ class Retriever(BatchSearcher):
         return result
 
     def _recency(self, hits: list[Hit], today: date) -> list[Hit]:
-        published = self._columns["dynamic"]["published_on"]
-        reweighted = []
-        for hit in hits:
-            weight = fusion.recency_weight(published[hit.row], today, self.params.half_life_days)
-            reweighted.append(Hit(hit.row, fusion.weighted(hit.score, weight), hit.bm25_rank, hit.dense_rank, weight))
+        weights = self._recency_weights(today)
+        reweighted = [Hit(hit.row, fusion.weighted(hit.score, weights[hit.row]), hit.bm25_rank, hit.dense_rank,
+                          weights[hit.row]) for hit in hits]
         return sorted(reweighted, key=lambda h: (-h.score, h.row))
+
+    def _recency_weights(self, today: date) -> list[float]:
+        """Every dynamic row's weight on `today`, computed once a day rather than once per hit
+        (the pair is replaced whole, so a search on another thread sees one day's or the other's)."""
+        cached = self._weights_on
+        if cached is None or cached[0] != today:
+            cached = self._weights_on = (today, [fusion.recency_weight(published, today, self.params.half_life_days)
+                                                 for published in self._columns["dynamic"]["published_on"]])
+        return cached[1]
 
     def _merge(self, ranked: dict[str, list[Hit]], take: dict[str, int]) -> list[tuple[str, Hit]]:
         # Primary = the collection with the larger share (static unless time-sensitive); it wins ties.
