@@ -151,6 +151,8 @@ class Advisor:
         # again for the evidence question and the "no material for you" check (and, in the
         # evaluation, by every system variant that retrieves the same passages)
         self._key_facts = _memo(self._read_key_facts, 16384)
+        # a turn searches the FAQ for its question more than once (before profiling, in the tiers)
+        self._faq_found = _memo(self._search_faq, 1024)
         self.llm = llm
         self.router = router or IntentRouter()
         self.faq_store = faq_store
@@ -428,8 +430,11 @@ class Advisor:
         conflict with `known` left out when `hard`."""
         if self.faq_store is None:
             return []
-        return self.faq_store.search(self._faq_vector(query), known, k=self.settings.faq_candidates, hard=hard,
-                                     query_tokens=self._message_terms(query)[1])
+        return list(self._faq_found(query, tuple(sorted((known or {}).items())), hard))
+
+    def _search_faq(self, query: str, known: tuple, hard: bool) -> tuple:
+        return tuple(self.faq_store.search(self._faq_vector(query), dict(known), k=self.settings.faq_candidates,
+                                           hard=hard, query_tokens=self._message_terms(query)[1]))
 
     def _retrieve(self, pending: Pending, session: Session, today: date, hard: bool = True) -> RetrievalResult:
         # one LLM decision per question, not per retrieval (a shared session store keeps it: session.TRACE_STATE)
