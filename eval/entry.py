@@ -87,9 +87,17 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
             on_results(result)
         return result
 
-    advisor, tokenizer = _engine(config, root, llm_settings, meta.build_id)
+    from advisor.index.store import load_build
+    from eval import parallel
+
+    # the build alone (no tokenizer, no engine): the schema the profiles are read against and the
+    # chunks the truth labels cover; an engine is started only where the systems run
+    build = load_build(build_dir)
+    if build.build_id != meta.build_id:
+        raise EvaluationError(f"the latest index build changed while the evaluation started ({meta.build_id} -> "
+                              f"{build.build_id}); evaluate again")
     try:
-        instances = read_benchmark(benchmark, advisor.schema)  # profiles against the build's schema
+        instances = read_benchmark(benchmark, build.schema)  # profiles against the build's schema
         meta = replace(meta, instances=len(instances), gold_from=gold_from_of(instances))
     except ValueError as exc:  # BenchmarkError names the line; gold_from_of the instance
         raise EvaluationError(str(exc) if isinstance(exc, BenchmarkError) else f"{benchmark}: {exc}",
@@ -100,14 +108,27 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
     from eval.truth import true_labels  # lazily, as the runner below: they pull in the serving stack
 
     try:
-        labels = true_labels(config, warehouse, advisor.build)  # for profill-true-labels; None without truth
+        labels = true_labels(config, warehouse, build)  # for profill-true-labels; None without truth
     except FileNotFoundError as exc:
         raise EvaluationError(str(exc), bad_input=True) from None
 
     def report(*parts, **named) -> None:  # tolerant: the runner decides what it reports
         progress.report("evaluation", " ".join(str(p) for p in (*parts, *named.values())))
 
-    outcome = _run(advisor, tokenizer, root, config, instances, systems, settings, labels, report, say)
+    # offline, enough instances: one process per core, each with its own engine (eval/parallel.py);
+    # an LLM run is bound by the endpoint, not this CPU: one process
+    workers = parallel.worker_count(len(instances)) if llm_settings is None else 1
+    if workers > 1:
+        say(f"evaluating in {workers} processes")
+        progress.report("evaluation", f"{len(instances)} instances in {workers} processes")
+        outcome = parallel.run_sharded(parallel.Shard(config, root, meta.build_id, list(instances), list(systems),
+                                                      list(settings), labels, None), workers)
+    else:
+        from eval import runner
+
+        advisor, tokenizer = _engine(config, root, llm_settings, meta.build_id)
+        outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
+                                        tokenizer=tokenizer, progress=report, true_labels=labels)
     intent, router, predictions = intent_evaluation(build_dir, test_examples)
     result = Evaluated(meta.run_id, False, meta.build_id, meta.benchmark_hash, meta.instances, meta.gold_from,
                        outcome.aggregates)
@@ -117,21 +138,6 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
         store.record_run(con, outcome=outcome, run_meta=meta, intent=intent, intent_router=router,
                          instances=instances, intent_predictions=predictions)
     return result
-
-
-def _run(advisor, tokenizer, builds_root: Path, config, instances, systems, settings, labels, report, say):
-    """The runner over the instances: in several processes offline (eval/parallel.py) when there
-    are enough of them, else in this one with `advisor`."""
-    from eval import parallel, runner
-
-    workers = parallel.worker_count(len(instances)) if advisor.llm_client is None else 1
-    if workers > 1:
-        say(f"evaluating in {workers} processes")
-        progress.report("evaluation", f"{len(instances)} instances in {workers} processes")
-        return parallel.run_sharded(parallel.Shard(config, builds_root, advisor.build_id, list(instances), list(systems),
-                                                   list(settings), labels, None), workers)
-    return runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
-                                 tokenizer=tokenizer, progress=report, true_labels=labels)
 
 
 def _engine(config, builds_root: Path, llm_settings, build_id: str):

@@ -60,26 +60,38 @@ class Shard:
 
 def run_sharded(shard: Shard, workers: int) -> EvalOutcome:
     """`shard`'s instances evaluated over `workers` processes, merged as one process would give them."""
-    instances = shard.instances
-    size = -(-len(instances) // workers)
-    parts = [instances[i:i + size] for i in range(0, len(instances), size)]
+    parts = split(shard.instances, workers)
     shards = [Shard(shard.config, shard.builds_root, shard.build_id, part, shard.systems, shard.settings,
                     shard.true_labels, shard.dont_know_share) for part in parts]
     # spawn, not fork: the parent's tokenizer and search threads do not survive a fork
     with ProcessPoolExecutor(max_workers=len(shards), mp_context=multiprocessing.get_context("spawn")) as pool:
         outcomes = list(pool.map(_evaluate_shard, shards))
-    return merge(outcomes, [[inst["id"] for inst in part] for part in parts])
+    return merge(outcomes, [inst["id"] for inst in shard.instances])
 
 
-def merge(outcomes: Sequence[EvalOutcome], ids: Sequence[Sequence[str]]) -> EvalOutcome:
-    """The shards' outcomes as one: rows in the runner's order (system, setting, then instance), the
-    aggregates over every shard's rows, the timings summed."""
+def split(instances: Sequence[Mapping], workers: int) -> list[list[Mapping]]:
+    """`workers` parts of about equal size that keep every question's instances together (the
+    engine's caches serve a question's every profile and system): the questions largest first,
+    each to the part with the fewest instances so far. Contiguous halves were 10% apart in time
+    on the demo: the benchmark is ordered by kind of fact."""
+    by_query: dict[str, list[Mapping]] = {}
+    for instance in instances:
+        by_query.setdefault(instance.get("query", ""), []).append(instance)
+    parts: list[list[Mapping]] = [[] for _ in range(min(workers, len(by_query)) or 1)]
+    for group in sorted(by_query.values(), key=len, reverse=True):  # stable: ties in benchmark order
+        min(parts, key=len).extend(group)
+    return [part for part in parts if part]
+
+
+def merge(outcomes: Sequence[EvalOutcome], ids: Sequence[str]) -> EvalOutcome:
+    """The shards' outcomes as one: rows in the runner's order (system, setting, then instance in
+    the benchmark's order, `ids`), the aggregates over every shard's rows, the timings summed."""
     first = outcomes[0]
     rows: dict[tuple[str, str], list[dict]] = {}
     for outcome in outcomes:
         for row in outcome.per_query:
             rows.setdefault((row["system"], row["setting"]), []).append(row)
-    order = {instance_id: i for i, instance_id in enumerate(i for part in ids for i in part)}
+    order = {instance_id: i for i, instance_id in enumerate(ids)}
     per_query, aggregates = [], []
     for entry in first.aggregates:  # the runner's system x setting order, skips included
         key = (entry["system"], entry["setting"])

@@ -459,13 +459,28 @@ def test_sharded_outcomes_merge_in_the_runners_order_with_aggregates_over_every_
         skipped = {"system": "urag", "setting": "oracle", "skipped": "why"}
         return EvalOutcome(rows, [*aggregates, skipped], {"k": 10}, {"bm25/oracle": 1.0})
 
-    merged = merge([outcome(["a", "b"], [1, None]), outcome(["c"], [2])], [["a", "b"], ["c"]])
+    # a part need not be contiguous: the benchmark's order puts the rows back
+    merged = merge([outcome(["a", "c"], [1, 2]), outcome(["b"], [None])], ["a", "b", "c"])
     assert [(r["system"], r["instance_id"]) for r in merged.per_query] == [
         ("bm25", "a"), ("bm25", "b"), ("bm25", "c"), ("dense", "a"), ("dense", "b"), ("dense", "c")]
     whole = runner.aggregate("bm25", "oracle", merged.per_query[:3])
     assert merged.aggregates[0] == whole and whole["n"] == 3  # over every shard's rows, not averaged
     assert merged.aggregates[2]["skipped"] == "why"
     assert merged.timings == {"bm25/oracle": 2.0} and merged.params["processes"] == 2
+
+
+def test_the_parts_keep_each_questions_instances_together_and_balance_their_sizes():
+    from eval.parallel import split
+
+    instances = [{"id": f"{q}-{i}", "query": q} for q, n in (("a", 5), ("b", 1), ("c", 1), ("d", 3), ("e", 2))
+                 for i in range(n)]
+    parts = split(instances, 2)
+    assert sorted(len(p) for p in parts) == [6, 6]  # contiguous halves would be 6 and 6 only by luck
+    for part in parts:
+        queries = {i["query"] for i in part}
+        assert all(i in part for i in instances if i["query"] in queries)  # no question split
+    assert sorted(i["id"] for p in parts for i in p) == sorted(i["id"] for i in instances)
+    assert split(instances[:1], 4) == [instances[:1]]  # never an empty part
 
 
 def test_two_processes_give_the_rows_of_one(advisor, instances, demo_warehouse, monkeypatch):
