@@ -1,4 +1,4 @@
-"""The offline evaluation over several processes: the instances split into contiguous shards, each
+"""The offline evaluation over several processes: the instances split into balanced shards (`split`), each
 shard run by `eval.runner.run_evaluation` in a process of its own (its own engine over the same
 index build), the rows put back in the order one process gives them and the aggregates computed
 over all of them (docs/architecture.md, "Evaluation").
