@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
+import numpy as np
 
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig, hnsw_above
@@ -88,8 +89,6 @@ def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], e
 
 def _reusable_static(base: Path, records: list[dict], vectors) -> dict[str, Path]:
     """{"static": base} when the base's static collection holds these very vectors, in this order."""
-    import numpy as np
-
     static = [i for i, r in enumerate(records) if r["collection"] == delta.STATIC]
     stored = np.load(base / delta.STATIC / layout.VECTORS_NPY)
     same = stored.shape == vectors[static].shape and np.array_equal(stored, vectors[static].astype(np.float32))
