@@ -30,7 +30,8 @@ from advisor.lakehouse import scalar
 
 STATIC = "static"
 # Chunks the static side is made of: the static collection, and FAQ entries wherever configured
-# (the FAQ store is built from them, so an FAQ source in the dynamic collection forces full builds).
+# (the FAQ store is built from them: a changed entry of an FAQ source in the dynamic collection
+# makes the next build a full one).
 _STATIC_SIDE = f"(collection = '{STATIC}' OR kind = '{FAQ_KIND}')"
 SERVING_ARTIFACTS = (layout.FAQ_DIR, layout.INTENT_DIR, layout.SERVING_FILE)
 
