@@ -49,7 +49,13 @@ def materialize(args: argparse.Namespace) -> int:
     selection = None
     run_config: dict = {}
     if args.notices:  # the hourly schedule's run, on request (pipelines/schedules.py)
+        from advisor.index.layout import builds_dir, latest_build_dir
         from pipelines.schedules import NOTICES_ASSETS, NOTICES_RUN_CONFIG
+
+        if latest_build_dir(builds_dir(warehouse)) is None:
+            console.print(f"[red]error:[/red] --notices refreshes the notices of a published build, and "
+                          f"{warehouse} has none: run `advisor materialize` first")
+            return 2
 
         args.select = args.select or " or ".join(f"key:{name}" for name in NOTICES_ASSETS)
         run_config = NOTICES_RUN_CONFIG

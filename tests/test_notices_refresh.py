@@ -103,3 +103,10 @@ def test_a_collection_the_index_does_not_have_is_refused_by_name():
     assert _checked_collections([]) is None and _checked_collections(["dynamic"]) == ("dynamic",)
     with pytest.raises(Failure, match="unknown collection.*dynamc.*known: static, dynamic"):
         _checked_collections(["dynamc"])
+
+
+def test_the_notices_run_refuses_a_warehouse_without_a_build(tmp_path, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    warehouse = tmp_path / "empty"
+    assert main(["materialize", "--warehouse", str(warehouse), "--notices"]) == 2
+    assert not (warehouse / "lakehouse.duckdb").exists()  # nothing crawled, nothing half-built
