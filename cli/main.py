@@ -57,7 +57,7 @@ def materialize(args: argparse.Namespace) -> int:
                           f"{warehouse} has none: run `advisor materialize` first")
             return 2
 
-        args.select = args.select or " or ".join(f"key:{name}" for name in NOTICES_ASSETS)
+        args.select = " or ".join(f"key:{name}" for name in NOTICES_ASSETS)
         run_config = NOTICES_RUN_CONFIG
     if args.select:
         try:
@@ -302,8 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("materialize", help="materialize the Dagster assets for one institution, in-process")
     m.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
     m.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
-    m.add_argument("--select", help="Dagster asset selection, e.g. 'raw_documents' or '+documents'")
-    m.add_argument("--notices", action="store_true",
+    what = m.add_mutually_exclusive_group()  # the notices run has its own selection
+    what.add_argument("--select", help="Dagster asset selection, e.g. 'raw_documents' or '+documents'")
+    what.add_argument("--notices", action="store_true",
                    help="refresh the notices only: crawl the dynamic collection and publish a build that reuses "
                         "the static side (the notices_hourly schedule's run; no benchmark, no evaluation)")
     m.add_argument("--wait", action="store_true",

@@ -110,3 +110,6 @@ def test_the_notices_run_refuses_a_warehouse_without_a_build(tmp_path, monkeypat
     warehouse = tmp_path / "empty"
     assert main(["materialize", "--warehouse", str(warehouse), "--notices"]) == 2
     assert not (warehouse / "lakehouse.duckdb").exists()  # nothing crawled, nothing half-built
+    with pytest.raises(SystemExit) as refused:  # the notices run has its own selection
+        main(["materialize", "--warehouse", str(warehouse), "--notices", "--select", "documents"])
+    assert refused.value.code == 2
