@@ -87,12 +87,11 @@ def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], e
     return writer.Augmented("+".join(methods) or "none", texts, tokens, embedder.embed(texts, tokens))
 
 
-def _reusable_static(base: Path, records: list[dict], vectors) -> dict[str, Path]:
-    """{"static": base} when the base's static collection holds these very vectors, in this order."""
+def _holds_static_vectors(base: Path, records: list[dict], vectors) -> bool:
+    """Does the base's static collection hold these very vectors, in this order?"""
     static = [i for i, r in enumerate(records) if r["collection"] == delta.STATIC]
     stored = np.load(base / delta.STATIC / layout.VECTORS_NPY)
-    same = stored.shape == vectors[static].shape and np.array_equal(stored, vectors[static].astype(np.float32))
-    return {delta.STATIC: base} if same else {}
+    return stored.shape == vectors[static].shape and np.array_equal(stored, vectors[static].astype(np.float32))
 
 
 def _latest_fingerprint(builds_root: Path) -> tuple[str, Path] | None:
@@ -136,16 +135,17 @@ def build_index(
         record["tokens"] = [form for form, _ in prefix] + list(record["tokens"])
     texts = [r["indexed_text"] for r in records]
     tokens = [r["tokens"] for r in records]
-    # a delta build embeds with the base's embedder, so its static vectors are the base's own
-    embedder = make_embedder(texts, tokens) if base is None else load_embedder(base / layout.EMBEDDER_DIR)
-    vectors = embedder.embed(texts, tokens)
-    augmented = _augmented(con, tokenizer, records, embedder)
-    reuse = {} if base is None else _reusable_static(base, records, vectors)
-    if base is not None and not reuse:
-        base = None  # the base's static vectors differ after all: build in full
+    if base is not None:
+        # a delta build embeds with the base's embedder, so its static vectors are the base's own
+        embedder = load_embedder(base / layout.EMBEDDER_DIR)
+        vectors = embedder.embed(texts, tokens)
+        if not _holds_static_vectors(base, records, vectors):
+            base = None  # the base's static vectors differ after all: build in full
+    if base is None:
         embedder = make_embedder(texts, tokens)
         vectors = embedder.embed(texts, tokens)
-        augmented = _augmented(con, tokenizer, records, embedder)
+    augmented = _augmented(con, tokenizer, records, embedder)
+    reuse = {} if base is None else {delta.STATIC: base}
     lineage = {
         "run_id": run_id,
         "input_fingerprint": fingerprint,
