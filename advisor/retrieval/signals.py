@@ -42,25 +42,25 @@ def dense_scores(collection: Collection, query_vector: np.ndarray) -> np.ndarray
 def dense_exact(scores: np.ndarray, limit: int, mask: np.ndarray | None = None) -> Ranking:
     """Top `limit` of precomputed scores over the eligible rows: exact, so filtering loses nothing."""
     rows = np.arange(len(scores)) if mask is None else np.flatnonzero(mask)
-    if not len(rows) or limit <= 0:
-        return []
-    eligible = scores[rows]
-    if len(rows) > limit:  # partial selection first; only the top `limit` are fully sorted
-        keep = np.argpartition(-eligible, limit - 1)[:limit]
-        # argpartition breaks ties at the cut arbitrarily: widen to every row tied with the cut
-        cut = eligible[keep].min()
-        keep = np.flatnonzero(eligible >= cut)
-        rows, eligible = rows[keep], eligible[keep]
-    order = np.lexsort((rows, -eligible))[:limit]
-    return [(int(rows[i]), float(eligible[i])) for i in order]
+    return _top(rows, scores[rows], limit)
 
 
 def dense_exact_rows(collection: Collection, query_vector: np.ndarray, limit: int, rows: np.ndarray) -> Ranking:
     """Exact top `limit` among `rows` only, scoring just those rows (not every row, as
     dense_scores does): for few eligible rows in a large collection."""
+    return _top(rows, np.asarray(collection.vectors[rows] @ np.asarray(query_vector, dtype=np.float32)), limit)
+
+
+def _top(rows: np.ndarray, scores: np.ndarray, limit: int) -> Ranking:
+    """The `limit` best (row, score) of parallel arrays, best first, ties by row."""
     if not len(rows) or limit <= 0:
         return []
-    scores = np.asarray(collection.vectors[rows] @ np.asarray(query_vector, dtype=np.float32))
+    if len(rows) > limit:  # partial selection first; only the top `limit` are fully sorted
+        keep = np.argpartition(-scores, limit - 1)[:limit]
+        # argpartition breaks ties at the cut arbitrarily: widen to every row tied with the cut
+        cut = scores[keep].min()
+        keep = np.flatnonzero(scores >= cut)
+        rows, scores = rows[keep], scores[keep]
     order = np.lexsort((rows, -scores))[:limit]
     return [(int(rows[i]), float(scores[i])) for i in order]
 
