@@ -118,6 +118,18 @@ def test_lsa_rows_are_unit_float32_and_independent_of_the_batch(lsa, doc_tokens)
     assert np.array_equal(lsa.embed(DOCS[3:4], doc_tokens[3:4])[0], vectors[3])
 
 
+def test_lsa_query_path_gives_the_training_product(lsa, doc_tokens):
+    """embed() sums each text's projection rows directly (no sparse set-up per query); it must
+    give what the sparse TF-IDF matrix the SVD was trained on gives, times the same projection."""
+    from advisor.index.embed_lsa import _combine, char_features, word_features
+
+    x = _combine(lsa.params, lsa._word.matrix([word_features(t) for t in doc_tokens]),
+                 lsa._char.matrix([char_features(t) for t in DOCS]))
+    product = np.asarray(x @ lsa._projection_t, dtype=np.float32)
+    product /= np.linalg.norm(product, axis=1, keepdims=True)
+    assert np.allclose(lsa.embed(DOCS, doc_tokens), product, atol=1e-6)
+
+
 def test_lsa_save_and_load_embed_bit_identically(lsa, doc_tokens, kiwi, tmp_path):
     lsa.save(tmp_path)
     assert not list(tmp_path.glob("*.pkl"))

@@ -14,7 +14,7 @@ from advisor.config import load_config
 from advisor.index.writer import write_build
 from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import load_build
-from advisor.retrieval import (RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
+from advisor.retrieval import (fusion, RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
                                recency_weight, rrf)
 
 SCHEMA = load_config().profile
@@ -314,6 +314,13 @@ def test_time_sensitivity_rule():
     assert is_time_sensitive("When is the add/drop deadline?", words)
     assert not is_time_sensitive("졸업에 필요한 전공 학점은?", words)
     assert not is_time_sensitive("whenever I graduate", words)
+    assert is_time_sensitive("what is the DEADLINE?", words) and not is_time_sensitive("deadlines-free", ["deadline"])
+    assert is_time_sensitive("마감 언제", ("마 감",))  # a Korean time word is matched without its spaces
+
+
+def test_recency_weighting_moves_every_score_down_whatever_its_sign():
+    scores, weights = np.array([0.8, -0.2, 0.0]), np.array([0.5, 0.5, 0.5])
+    assert fusion.weighted(scores, weights).tolist() == [0.4, -0.4, 0.0]
 
 
 def test_quotas_split_and_fill():

@@ -98,25 +98,26 @@ class _View:
         idf = np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in terms], dtype=np.float32)
         return cls(terms, idf)
 
-    def matrix(self, docs: Sequence[Sequence[str]]) -> sp.csr_matrix:
-        """Rows of sublinear-tf x idf, L2-normalised; unknown terms are ignored."""
-        index = self._index
-        data: list[float] = []
-        cols: list[int] = []
-        indptr = [0]
+    def rows(self, docs: Sequence[Sequence[str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per doc, (columns, values): sublinear tf x idf, L2-normalised; unknown terms ignored.
+        A doc's row depends on that doc alone, whatever else is in the batch."""
+        index, idf = self._index, self.idf
+        out = []
         for doc in docs:
             counts = Counter(index[t] for t in doc if t in index)
-            for col in sorted(counts):  # fixed order: the same sums in the same order every time
-                cols.append(col)
-                data.append(1.0 + math.log(counts[col]))
-            indptr.append(len(cols))
-        cols_array = np.array(cols, dtype=np.int64)
-        values = np.array(data, dtype=np.float32) * self.idf[cols_array]
-        m = sp.csr_matrix((values, cols_array, np.array(indptr, dtype=np.int64)),
-                          shape=(len(docs), len(self.terms)), dtype=np.float32)
-        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1), dtype=np.float32)).ravel()
-        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0).astype(np.float32)
-        return sp.csr_matrix(sp.diags(scale, dtype=np.float32) @ m, dtype=np.float32)
+            cols = np.array(sorted(counts), dtype=np.int64)  # fixed order: the same sums every time
+            values = np.array([1.0 + math.log(counts[c]) for c in cols.tolist()], dtype=np.float32) * idf[cols]
+            norm = np.float32(np.sqrt(np.dot(values, values)))
+            out.append((cols, values / norm if norm > 0 else values))
+        return out
+
+    def matrix(self, docs: Sequence[Sequence[str]]) -> sp.csr_matrix:
+        """The same rows as one sparse matrix (for training)."""
+        rows = self.rows(docs)
+        indptr = np.cumsum([0] + [len(cols) for cols, _ in rows])
+        cols = np.concatenate([c for c, _ in rows]) if rows else np.zeros(0, dtype=np.int64)
+        values = np.concatenate([v for _, v in rows]) if rows else np.zeros(0, dtype=np.float32)
+        return sp.csr_matrix((values, cols, indptr), shape=(len(docs), len(self.terms)), dtype=np.float32)
 
     @cached_property
     def _index(self) -> dict[str, int]:
@@ -176,11 +177,19 @@ class LSAEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.params.uses_tokens and tokens is None:
             raise ValueError("this LSA model was trained on Kiwi tokens: pass the texts' tokens, made the same way")
-        words = [word_features(t) for t in _tokens_for(self.params, texts, tokens)]
-        x = _combine(self.params, self._word.matrix(words), self._char.matrix([char_features(t) for t in texts]))
-        # row i depends only on text i (sparse rows times a fixed matrix): a query embeds the same
-        # alone or in a batch
-        return normalize_rows(np.asarray(x @ self._projection_t, dtype=np.float32))
+        words = self._word.rows([word_features(t) for t in _tokens_for(self.params, texts, tokens)])
+        chars = self._char.rows([char_features(t) for t in texts])
+        w, c = _view_weights(self.params)
+        offset = len(self._word.terms)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        # one small product per text over the projection rows of its features: no sparse-matrix
+        # set-up per call (most of a single query's cost), and row i depends only on text i, so a
+        # query embeds the same alone or in a batch
+        for i, ((word_cols, word_values), (char_cols, char_values)) in enumerate(zip(words, chars)):
+            cols = np.concatenate([word_cols, char_cols + offset])
+            values = np.concatenate([word_values * w, char_values * c])
+            out[i] = values @ self._projection_t[cols]
+        return normalize_rows(out)
 
     # ---------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
@@ -231,8 +240,12 @@ def _tokens_for(params: LSAParams, texts: list[str], tokens: Sequence[Sequence[s
     return tokens
 
 
+def _view_weights(params: LSAParams) -> tuple[np.float32, np.float32]:
+    """The morpheme and char views' weights; squared they sum to 1, so a full row has unit length."""
+    return (np.float32(params.word_weight), np.float32(math.sqrt(max(0.0, 1.0 - params.word_weight ** 2))))
+
+
 def _combine(params: LSAParams, word: sp.csr_matrix, char: sp.csr_matrix) -> sp.csr_matrix:
-    """The two views side by side; squared weights sum to 1, so a full row has unit length."""
-    w = np.float32(params.word_weight)
-    c = np.float32(math.sqrt(max(0.0, 1.0 - params.word_weight ** 2)))
+    """The two views side by side, weighted."""
+    w, c = _view_weights(params)
     return sp.hstack([word * w, char * c], format="csr", dtype=np.float32)

@@ -4,7 +4,10 @@ time-sensitivity rule and the time-aware split of the final list between collect
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date
+
+import numpy as np
 
 from advisor.retrieval.signals import Ranking
 
@@ -35,24 +38,27 @@ def recency_weight(published_on: date | None, today: date, half_life_days: float
     return 0.5 ** (age / half_life_days)
 
 
-def weighted(score: float, weight: float) -> float:
-    # A negative score (a dense cosine can be) multiplied by a weight < 1 would move UP; dividing
-    # keeps "older ranks lower" true for every sign. For the non-negative BM25/RRF/most cosine
-    # scores this is exactly score x weight.
-    return score * weight if score >= 0 else score / weight
+def weighted(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Scores times their recency weights, element by element. A negative score (a dense cosine
+    can be) multiplied by a weight < 1 would move UP; dividing keeps "older ranks lower" true for
+    every sign. For the non-negative BM25/RRF/most cosine scores this is exactly score x weight."""
+    return np.where(scores >= 0, scores * weights, scores / weights)
 
 
 def is_time_sensitive(query: str, words: tuple[str, ...]) -> bool:
     lowered = query.lower()
     squeezed = re.sub(r"\s+", "", lowered)
-    for word in words:
-        word = word.lower()
-        if word.isascii():
-            if re.search(rf"\b{re.escape(word)}\b", lowered):
-                return True
-        elif re.sub(r"\s+", "", word) in squeezed:
-            return True
-    return False
+    english, korean = _time_word_patterns(tuple(words))
+    return bool(english and english.search(lowered)) or any(word in squeezed for word in korean)
+
+
+@lru_cache(maxsize=8)
+def _time_word_patterns(words: tuple[str, ...]) -> tuple[re.Pattern | None, tuple[str, ...]]:
+    """The time words, prepared once per word list: the ASCII ones as one whole-word pattern, the
+    others without spaces (Korean is matched inside the squeezed query)."""
+    english = [re.escape(w.lower()) for w in words if w.isascii()]
+    korean = tuple(re.sub(r"\s+", "", w.lower()) for w in words if not w.isascii())
+    return (re.compile(rf"\b(?:{'|'.join(english)})\b") if english else None), korean
 
 
 def quotas(k: int, static_k: int, dynamic_k: int, time_sensitive: bool, available: dict[str, int]) -> dict[str, int]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from collections.abc import Set
-from typing import Any, Callable, Mapping, Sequence, Union
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -70,7 +72,7 @@ class Retriever(BatchSearcher):
         # per collection and attribute: which rows are limited on it (the specificity ranking's count)
         self._limited = {n: {name: np.array([a.get(name) is not None for a in c.applies_to], dtype=bool)
                              for name in self.schema} for n, c in self.collections.items()}
-        self._weights_on: tuple[date, list[float]] | None = None  # the dynamic rows' recency weights, for one day
+        self._weights_on: tuple[date, np.ndarray] | None = None  # the dynamic rows' recency weights, for one day
 
     # ------------------------------------------------------------------ public API
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
@@ -149,9 +151,9 @@ class Retriever(BatchSearcher):
         lexical = self._bm25(collection, q.tokens, known, signal_limit) if mode != "dense" else []
         semantic = self._dense(name, q.vector, known, signal_limit, scores) if mode != "bm25" else []
         if mode == "bm25":
-            return [Hit(row, score, bm25_rank=i) for i, (row, score) in enumerate(lexical, 1)]
+            return _hits((row, score, rank, None, 1.0) for rank, (row, score) in enumerate(lexical, 1))
         if mode == "dense":
-            return [Hit(row, score, dense_rank=i) for i, (row, score) in enumerate(semantic, 1)]
+            return _hits((row, score, None, rank, 1.0) for rank, (row, score) in enumerate(semantic, 1))
         rankings = [lexical, semantic]
         if q.soft and q.written and self.params.specificity:
             # only what the question depends on: a student's grade does not make a notice for
@@ -201,32 +203,45 @@ class Retriever(BatchSearcher):
                     debug: bool, today: date, scores: dict[str, np.ndarray]) -> RetrievalResult:
         decided = fusion.is_time_sensitive(q.query, self.params.time_words) if time_sensitive is None else time_sensitive
         limit = max(k, self.params.candidates)
-        ranked = {n: self._rank(n, q, mode, hard, limit, scores.get(n)) for n in self.collections}
-        if "dynamic" in ranked:
-            ranked["dynamic"] = self._recency(ranked["dynamic"], today)
-        take = fusion.quotas(k, self.params.static_k, self.params.dynamic_k, decided,
-                             {n: len(h) for n, h in ranked.items()})
+        ranked = {n: self._rank(n, q, mode, hard, self._depth(n, mode, k, limit), scores.get(n)) for n in self.collections}
+        candidates = {n: len(h) for n, h in ranked.items()}
+        take = fusion.quotas(k, self.params.static_k, self.params.dynamic_k, decided, candidates)
+        if "dynamic" in ranked:  # re-weighting keeps the count, so the quotas come first
+            ranked["dynamic"] = self._recency(ranked["dynamic"], today, take["dynamic"])
         chosen = self._merge(ranked, take)
         result = RetrievalResult(
             query=q.query, query_text=q.text, mode=mode, time_sensitive=decided, profile=dict(q.known),
             chunks=[self._chunk(rank, name, hit) for rank, (name, hit) in enumerate(chosen, 1)])
         if debug:
-            result.debug = self._debug(q, mode, hard, limit, scores, ranked, take, time_sensitive)
+            result.debug = self._debug(q, mode, hard, limit, scores, candidates, take, time_sensitive)
         return result
 
-    def _recency(self, hits: list[Hit], today: date) -> list[Hit]:
-        weights = self._recency_weights(today)
-        reweighted = [Hit(hit.row, fusion.weighted(hit.score, weights[hit.row]), hit.bm25_rank, hit.dense_rank,
-                          weights[hit.row]) for hit in hits]
-        return sorted(reweighted, key=lambda h: (-h.score, h.row))
+    @staticmethod
+    def _depth(name: str, mode: str, k: int, limit: int) -> int:
+        """How deep one collection is ranked: the candidate pool, except a single signal's static
+        ranking, which nothing reorders afterwards (no fusion, no recency): its top k is enough."""
+        return k if mode != "hybrid" and name != "dynamic" else limit
 
-    def _recency_weights(self, today: date) -> list[float]:
+    def _recency(self, hits: list[Hit], today: date, keep: int) -> list[Hit]:
+        """The best `keep` of the dynamic ranking re-weighted by age (score, then row). In numpy,
+        and Hits made only for those kept: a search re-weights every candidate."""
+        if not hits or keep <= 0:
+            return []
+        rows = np.fromiter(map(itemgetter(0), hits), dtype=np.int64, count=len(hits))
+        weights = self._recency_weights(today)[rows]
+        scores = fusion.weighted(np.fromiter(map(itemgetter(1), hits), dtype=np.float64, count=len(hits)), weights)
+        order = np.lexsort((rows, -scores))[:keep].tolist()
+        scores, weights = scores.tolist(), weights.tolist()
+        return _hits((hits[i].row, scores[i], hits[i].bm25_rank, hits[i].dense_rank, weights[i]) for i in order)
+
+    def _recency_weights(self, today: date) -> np.ndarray:
         """Every dynamic row's weight on `today`, computed once a day rather than once per hit
         (the pair is replaced whole, so a search on another thread sees one day's or the other's)."""
         cached = self._weights_on
         if cached is None or cached[0] != today:
-            cached = self._weights_on = (today, [fusion.recency_weight(published, today, self.params.half_life_days)
-                                                 for published in self._columns["dynamic"]["published_on"]])
+            weights = [fusion.recency_weight(published, today, self.params.half_life_days)
+                       for published in self._columns["dynamic"]["published_on"]]
+            cached = self._weights_on = (today, np.array(weights, dtype=np.float64))
         return cached[1]
 
     def _merge(self, ranked: dict[str, list[Hit]], take: dict[str, int]) -> list[tuple[str, Hit]]:
@@ -247,11 +262,11 @@ class Retriever(BatchSearcher):
             page=cols["page"][row], recency=hit.recency)
 
     # ------------------------------------------------------------------ debug
-    def _debug(self, q: _Query, mode, hard, limit, scores, ranked, take, time_sensitive) -> dict:
+    def _debug(self, q: _Query, mode, hard, limit, scores, candidates, take, time_sensitive) -> dict:
         info = {
             "query_text": q.text, "profile_prefix": q.prefix, "query_tokens": q.tokens, "known_profile": dict(q.known),
             "time_sensitive_source": "rule" if time_sensitive is None else "caller", "quotas": take,
-            "candidates": {n: len(h) for n, h in ranked.items()},
+            "candidates": candidates,
             "eligible": {n: (len(c) if (m := self._eligibility[n].mask(q.known if hard else {})) is None else int(m.sum()))
                          for n, c in self.collections.items()},
             "filtered_out": [],
@@ -266,6 +281,11 @@ class Retriever(BatchSearcher):
                             "unfiltered_rank": position, "score": hit.score, "bm25_rank": hit.bm25_rank,
                             "dense_rank": hit.dense_rank, "reasons": [r.as_dict() for r in reasons]})
         return info
+
+
+def _hits(fields: Iterable[tuple]) -> list[Hit]:
+    """Hits from full tuples, without the keyword-defaults constructor: a search makes hundreds."""
+    return list(map(tuple.__new__, repeat(Hit), fields))
 
 
 def _written(known: prof.Known, soft: Soft) -> prof.Known:

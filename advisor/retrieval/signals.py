@@ -62,7 +62,7 @@ def _top(rows: np.ndarray, scores: np.ndarray, limit: int) -> Ranking:
         keep = np.flatnonzero(scores >= cut)
         rows, scores = rows[keep], scores[keep]
     order = np.lexsort((rows, -scores))[:limit]
-    return [(int(rows[i]), float(scores[i])) for i in order]
+    return list(zip(rows[order].tolist(), scores[order].tolist()))
 
 
 def dense_ann(collection: Collection, query_vector: np.ndarray, limit: int, mask: np.ndarray | None, overfetch: int) -> Ranking:
