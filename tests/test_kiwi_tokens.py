@@ -96,6 +96,52 @@ def test_tagged_morphemes_carry_the_tags(tok):
     assert any(tag.startswith("VV") for _, tag in tagged)
 
 
+class _CountingKiwi:
+    """Kiwi with its calls counted (everything else passed through)."""
+
+    def __init__(self, kiwi) -> None:
+        self.kiwi, self.calls = kiwi, 0
+
+    def tokenize(self, texts):
+        self.calls += 1
+        return self.kiwi.tokenize(texts)
+
+    def split_into_sents(self, text):
+        self.calls += 1
+        return self.kiwi.split_into_sents(text)
+
+
+def test_serving_sized_calls_are_answered_from_recent_texts_and_copies_are_returned(tok, monkeypatch):
+    counting = _CountingKiwi(tok._kiwi)
+    monkeypatch.setattr(tok, "_kiwi", counting)
+    message = "캐시 확인용 문장: 복수전공 신청은 언제 하나요?"
+    first = tok.content_morphemes([message])
+    # the same message read three ways (content, key words, query words) costs one Kiwi call
+    assert tok.key_words([message]) and tok.query_morphemes([message]) and counting.calls == 1
+    first[0].append("changed")  # a caller's list is its own
+    assert tok.content_morphemes([message]) == [first[0][:-1]] and counting.calls == 1
+    # a small batch tokenizes only what it has not seen, once per distinct text, in order
+    other = "캐시 확인용 두 번째: 휴학 기간"
+    together = tok.content_morphemes([other, message, other])
+    assert counting.calls == 2
+    assert together == [tok.content_morphemes([other])[0], first[0][:-1], tok.content_morphemes([other])[0]]
+    text = "캐시 확인용 본문입니다. 두 문장입니다."
+    sentences = tok.split_sentences(text)
+    sentences.append("changed")
+    assert tok.split_sentences(text) == sentences[:-1] and counting.calls == 3
+
+
+def test_a_builds_large_batches_are_not_remembered(tok, monkeypatch):
+    from advisor.chunking import kiwi_tokens
+
+    counting = _CountingKiwi(tok._kiwi)
+    monkeypatch.setattr(tok, "_kiwi", counting)
+    texts = [f"큰 배치 문장 {i}번" for i in range(kiwi_tokens.SMALL_CALL + 1)]
+    tok.content_morphemes(texts)
+    tok.content_morphemes(texts[:1])
+    assert counting.calls == (2 if tok.num_workers else len(texts) + 1)  # the lone text was not kept
+
+
 # --------------------------------------------------------------------------- sentences
 
 def test_split_sentences_returns_substrings_in_order(tok):

@@ -13,6 +13,7 @@ import itertools
 import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 import kiwipiepy
@@ -30,6 +31,8 @@ MODEL_TYPE = "cong"
 RULES_VERSION = "2"
 
 Tagged = tuple[str, str]  # (form, tag)
+SMALL_CALL = 64  # texts per call up to which results are remembered (serving's calls; not a build's)
+RECENT_TEXTS = 4096  # texts remembered per kind (~4 KB each at most: ~16 MB)
 
 
 def _default_workers() -> int:
@@ -50,6 +53,12 @@ class KiwiTokenizer:
         self._kiwi = Kiwi(num_workers=self.num_workers, model_type=MODEL_TYPE)
         self.accepted_words: tuple[str, ...] = tuple(w for w in self.user_words if self._add_user_word(w))
         self._lock = threading.Lock()  # one Kiwi call at a time: its batch call is already parallel
+        # Serving asks for the same texts again and again: one message's morphemes three ways
+        # (content, key words, query) and again on the next turn, the same retrieved chunks'
+        # sentences for many students. Only small calls are remembered: a build's large batches
+        # are each tokenized once (and cached in the lakehouse, token_cache.py).
+        self._recent_tokens = _Recent(RECENT_TEXTS)
+        self._recent_sentences = _Recent(RECENT_TEXTS)
         # Kiwi builds its model lazily on the first call (~2 s, again after any add_user_word):
         # pay it here, once, rather than on the first query.
         self._kiwi.tokenize("")
@@ -81,6 +90,15 @@ class KiwiTokenizer:
         if isinstance(texts, str):  # a lone query would otherwise be read as a list of characters
             raise TypeError("pass a list of texts: content_morphemes([query])")
         texts = [t or "" for t in texts]
+        if len(texts) > SMALL_CALL:
+            return self._tokenize(texts)
+        found = {t: tokens for t in texts if (tokens := self._recent_tokens.get(t)) is not None}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        for text, tokens in zip(missing, self._tokenize(missing)):
+            found[text] = self._recent_tokens.put(text, tuple(tokens))
+        return [list(found[t]) for t in texts]
+
+    def _tokenize(self, texts: list[str]) -> list[list[Tagged]]:
         if not texts:
             return []
         with self._lock:
@@ -116,11 +134,37 @@ class KiwiTokenizer:
         """Sentences of `text` as exact substrings, in order, covering all its non-space text."""
         if not text.strip():
             return []
+        if (known := self._recent_sentences.get(text)) is not None:
+            return list(known)
         with self._lock:
             sentences = self._kiwi.split_into_sents(text)
         spans = _spans_from_kiwi(text, [(s.start, s.end, s.text) for s in sentences])
         spans = [piece for start, end in spans for piece in _split_latin_sentences(text, start, end)]
-        return [text[start:end] for start, end in spans]
+        return list(self._recent_sentences.put(text, tuple(text[start:end] for start, end in spans)))
+
+
+class _Recent:
+    """The results for the most recently used texts, at most `size` of them (thread-safe)."""
+
+    def __init__(self, size: int) -> None:
+        self._items: OrderedDict[str, tuple] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> tuple | None:
+        with self._lock:
+            value = self._items.get(text)
+            if value is not None:
+                self._items.move_to_end(text)
+            return value
+
+    def put(self, text: str, value: tuple) -> tuple:
+        with self._lock:
+            self._items[text] = value
+            self._items.move_to_end(text)
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
 
 
 # --------------------------------------------------------------------------- token post-processing
