@@ -446,6 +446,10 @@ def test_a_general_faq_entry_asked_in_its_own_words_answers_unless_it_defers(adv
     ("졸업 학점은 학과마다 다릅니다.", True), ("학번별로 상이합니다.", True), ("입학년도에 따라 달라집니다.", True),
     ("학점은 입학년도에 따라 33학점 또는 36학점입니다.", True), ("It depends on your cohort.", True),
     ("계절학기마다 최대 6학점까지 신청할 수 있습니다.", False), ("따라서 신청할 수 없습니다.", False),
-    ("다른 학과 과목도 인정됩니다.", False), ("Different courses count.", False)])
+    ("다른 학과 과목도 인정됩니다.", False), ("Different courses count.", False),
+    # following an instruction names where the answer comes from, not groups it differs by
+    ("현장실습지원센터 공지에 따라 4월과 10월에 신청합니다.", False), ("학칙에 따라 제적됩니다.", False),
+    ("Apply according to the notice.", False), ("공지에 따라 신청하며 학과마다 기간이 다릅니다.", True),
+    ("Credits vary according to the schedule of your cohort.", True)])
 def test_an_answer_defers_only_with_a_verb_of_difference_or_per_group(answer, defers):
     assert variants.defers(answer) is defers

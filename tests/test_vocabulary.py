@@ -51,6 +51,17 @@ def test_a_synonym_becomes_the_member_the_documents_use_with_a_space_before_a_pa
     assert {(r.student_word, r.build_word) for r in rewrites} == {("졸업가운", "학위복"), ("인턴십", "현장실습")}
 
 
+def test_a_member_found_only_inside_a_longer_member_counts_as_unused():
+    # the documents say 학과 사무실; a student's 과사무실 is their word only inside it
+    v = CorpusVocabulary(["학과 사무실은 3층입니다. 학과 사무실 전화"], [["학과", "사무실", "층", "학과", "사무실", "전화"]],
+                         [("학과사무실", "과사무실", "과사")])
+    text, rewrites = v.rewrite("과사무실 어디예요", key_words=["과", "사무실"])
+    assert text == "학과사무실 어디예요" and [r.build_word for r in rewrites] == ["학과사무실"]
+    # used on its own somewhere, it is the institution's word and stays
+    own = CorpusVocabulary(["과사무실은 3층, 학과사무실 전화"], [["과", "사무실", "층"]], [("학과사무실", "과사무실")])
+    assert own.rewrite("과사무실 어디예요", key_words=["과", "사무실"])[1] == []
+
+
 def test_spacing_does_not_matter_and_the_longest_member_wins():
     v = CorpusVocabulary(["공인외국어 성적을 제출합니다"], [["공인", "외국어", "성적", "제출"]],
                          [("공인외국어", "영어점수", "영어 성적"), ("성적", "점수")])

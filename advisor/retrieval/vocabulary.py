@@ -112,11 +112,24 @@ class CorpusVocabulary:
         return candidates[0][1]
 
     def synonym(self, member: str, group: Sequence[str]) -> str | None:
-        """The member of `group` the documents use most, for a `member` they never use."""
-        if self.uses(member):
+        """The member of `group` the documents use most, for a `member` they never use on its own:
+        "과사무실" inside every "학과 사무실" of theirs is their longer word, not the student's."""
+        if self._own_count(member, group):
             return None
-        used = sorted(((self.count(other), other) for other in group if other != member), reverse=True)
+        used = sorted(((self._own_count(other, group), other) for other in group if other != member), reverse=True)
         return used[0][1] if used and used[0][0] > 0 else None
+
+    def _own_count(self, member: str, group: Sequence[str]) -> int:
+        """How often the documents use `member` other than inside a longer member of its group."""
+        corpus, word = self._corpus, compact(member)
+        if not word:
+            return 0
+        covered: set[int] = set()
+        for other in map(compact, group):
+            if other != word and word in other:
+                offsets = list(_positions(other, word))
+                covered.update(start + k for start in _positions(corpus, other) for k in offsets)
+        return sum(1 for start in _positions(corpus, word) if start not in covered)
 
     def rewrite(self, query: str, key_words: Sequence[str] = ()) -> tuple[str, list[Rewrite]]:
         """`query` with the words the documents never use replaced by theirs, and what was replaced.
@@ -157,6 +170,14 @@ class CorpusVocabulary:
             taken.append(key)
             out.append((member, groups_of[member]))
         return out
+
+
+def _positions(text: str, word: str) -> Iterable[int]:
+    """Every start of `word` in `text`, overlapping ones included."""
+    start = text.find(word)
+    while start >= 0:
+        yield start
+        start = text.find(word, start + 1)
 
 
 def _compounds(token_lists: Iterable[Sequence[str]]) -> tuple[dict[str, Counter], set[str]]:

@@ -42,9 +42,15 @@ Spans = Callable[[str], Iterable[tuple[int, int]]]
 # An answer that defers to who asks instead of answering for everyone: a verb of difference ("학과마다
 # 다릅니다", "학번별로 상이합니다", "it depends on your cohort") or the answer given per group ("입학년도에
 # 따라 33학점 또는 36학점"). "마다" or "별" alone do not defer ("계절학기마다 최대 6학점"): they
-# distribute one answer; neither does "따라서" (therefore).
+# distribute one answer; neither does "따라서" (therefore), nor following an instruction ("공지에
+# 따라 4월에 신청합니다", "according to the notice"): that names where the answer comes from, not
+# groups it differs by.
 _DEFERS = re.compile(r"다르|다릅|달라|상이|따라(?!서)|\b(?:depends?|vary|varies|differs?|according to)\b",
                      re.IGNORECASE)
+_FOLLOWING_INSTRUCTIONS = re.compile(
+    r"(?:공지|공고|안내|규정|학칙|지침|방침|요강|절차|일정|계획|순서|방법)(?:사항)?\s*(?:에|을|를)?\s*따라(?!서)"
+    r"|\baccording to (?:the |its |our )?(?:notice|announcement|schedule|rules?|regulations?|instructions?"
+    r"|guidelines?|procedures?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,7 @@ def variants_by_attribute(candidates: Sequence[RetrievedChunk], doc_limits: Mapp
 
 def defers(answer: str) -> bool:
     """Does an answer written for everyone say that it differs by who asks, rather than answer?"""
-    return _DEFERS.search(answer) is not None
+    return _DEFERS.search(_FOLLOWING_INSTRUCTIONS.sub(" ", answer)) is not None
 
 
 def differ(variants: Sequence[Variant]) -> bool:
