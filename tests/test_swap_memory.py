@@ -25,3 +25,29 @@ def test_an_advisor_is_freed_by_reference_counting_alone(demo_warehouse):
         assert build() is None
     finally:
         gc.enable()
+
+
+class _Engine:
+    def __init__(self, build_id: str) -> None:
+        self.build_id = build_id
+        self.parts = [[i] for i in range(1000)]  # containers the collector would traverse
+        self.cycle = [self]  # cyclic garbage once swapped out
+
+
+def test_a_swap_freezes_the_served_engine_and_collects_the_one_before(tmp_path):
+    """The served engine is moved out of the collector's view (a full collection over a loaded
+    engine paused every request ~90 ms); the engine swapped out is collected even if it has a
+    cycle."""
+    from serving.api.holder import AdvisorHolder
+
+    published = ["a"]
+    holder = AdvisorHolder(lambda: _Engine(published[0]), lambda: published[0])
+    try:
+        assert holder.refresh() and gc.get_freeze_count() > 1000
+        first = weakref.ref(holder.current())
+        published[0] = "b"
+        assert holder.refresh() and holder.current().build_id == "b"
+        assert first() is None, "the swapped-out engine (a cycle) outlived the swap's collection"
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()

@@ -166,7 +166,12 @@ class IntentClassifier:
         if not texts:
             return []
         with _one_thread():
-            probabilities = self._pipeline.predict_proba(texts)
+            # the pipeline's steps called directly: the same transforms and model, without
+            # Pipeline.predict_proba's per-call wrapping (~1.2 ms of a 2.5 ms single-message call)
+            features = texts
+            for _, step in self._pipeline.steps[:-1]:
+                features = step.transform(features)
+            probabilities = self._pipeline.steps[-1][1].predict_proba(features)
         classes = self.classes
         out = []
         for row in probabilities:

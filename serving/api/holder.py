@@ -9,6 +9,7 @@ load. Sessions are independent of builds (they hold only profile state), so they
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from collections.abc import Callable
@@ -19,6 +20,17 @@ from advisor.index.layout import latest_build_id
 from serving.dialogue.engine import NoBuildError
 
 log = logging.getLogger("serving.api.holder")
+
+
+def _settle_heap() -> None:
+    """After a swap: collect what the previous build left, then freeze what is alive (the engine
+    just loaded: its columns, vocabularies, models) out of the cyclic garbage collector's view.
+    A full collection over a loaded engine took ~90 ms with every request in the process paused,
+    and under load one ran every few hundred requests: a p95 of its own. Frozen objects are still
+    freed by reference counting; cyclic garbage among them waits for the next swap's collection."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 class AdvisorHolder:
@@ -72,6 +84,8 @@ class AdvisorHolder:
                           getattr(current, "build_id", None), self.last_error)
                 return False
             self._advisor, self._failed_id, self.last_error = advisor, None, None
+            current = None  # not kept alive by this frame through the collection below
+            _settle_heap()
             log.info("serving index build %s", advisor.build_id)
             return True
 
