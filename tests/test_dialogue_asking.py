@@ -442,6 +442,17 @@ def test_a_general_faq_entry_asked_in_its_own_words_answers_unless_it_defers(adv
     assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
 
 
+def test_an_entry_asked_in_its_own_words_is_not_held_back_by_an_entry_for_others_on_another_question(advisor):
+    # the business college: "졸업시험 떨어지면 어떡해요" matched its general entry, but a second close
+    # entry for some students ("경제학과 세종캠퍼스도 졸업시험을 보나요?") sent it down the documents'
+    # path, which asked whom the answer was for
+    own_words = _faq_entry("졸업하려면 전공 몇 학점 이수해야 하나요?", "전공 학점은 학사 규정 제12조를 따릅니다.")
+    other = _faq_entry("복학생도 졸업 학점이 같나요?", "복학생은 복학 당시 학번의 기준을 따릅니다.", status=["returning"])
+    engine = _engine_with_faq(advisor, (own_words, 0.99), (other, 0.8))
+    reply = engine.respond(engine.new_session(), message=CREDITS)  # the cohorts' pages state 60 and 66
+    assert reply.tier == "faq" and reply.answer == own_words.answer and reply.trace["questions_asked"] == 0
+
+
 @pytest.mark.parametrize(("answer", "defers"), [
     ("졸업 학점은 학과마다 다릅니다.", True), ("학번별로 상이합니다.", True), ("입학년도에 따라 달라집니다.", True),
     ("학점은 입학년도에 따라 33학점 또는 36학점입니다.", True), ("It depends on your cohort.", True),

@@ -51,6 +51,15 @@ def test_a_synonym_becomes_the_member_the_documents_use_with_a_space_before_a_pa
     assert {(r.student_word, r.build_word) for r in rewrites} == {("졸업가운", "학위복"), ("인턴십", "현장실습")}
 
 
+def test_a_thesaurus_word_is_never_read_as_an_abbreviation():
+    # "분실" (loss) is no morpheme of these documents, and 분석 실습 is a compound of theirs
+    v = CorpusVocabulary(["분석 실습 안내. 분석 실습 신청"], [["분석", "실습", "안내", "분석", "실습", "신청"]],
+                         [("분실", "잃어버리")])
+    assert v.rewrite("학생증 분실 어떻게 해요", key_words=["학생증", "분실"]) == ("학생증 분실 어떻게 해요", [])
+    assert CorpusVocabulary(["분석 실습 안내. 분석 실습 신청"], [["분석", "실습", "안내", "분석", "실습", "신청"]],
+                            []).rewrite("분실 신고", key_words=["분실"])[0] == "분석실습 신고"
+
+
 def test_a_member_found_only_inside_a_longer_member_counts_as_unused():
     # the documents say 학과 사무실; a student's 과사무실 is their word only inside it
     v = CorpusVocabulary(["학과 사무실은 3층입니다. 학과 사무실 전화"], [["학과", "사무실", "층", "학과", "사무실", "전화"]],

@@ -23,6 +23,7 @@ import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 THESAURUS_FILE = Path(__file__).with_name("thesaurus_ko.txt")
@@ -77,6 +78,10 @@ class CorpusVocabulary:
                 self._built = ("\n".join(compact(t) for t in self._texts), abbreviations, frozenset(morphemes))
                 self._texts = self._token_lists = ()
             return self._built
+
+    @cached_property
+    def _thesaurus_words(self) -> frozenset[str]:
+        return frozenset(compact(member) for group in self.groups for member in group)
 
     @property
     def _corpus(self) -> str:
@@ -145,6 +150,8 @@ class CorpusVocabulary:
                 if done:
                     rewrites.append(Rewrite(member, replacement, "synonym"))
         for word in _abbreviation_candidates(text, key_words):
+            if word in self._thesaurus_words:
+                continue  # a word of the thesaurus is a word ("분실"), not an abbreviation (of 분석실습)
             compound = self.expansion(word)
             if compound is not None:
                 text, done = _replace_once(re.compile(rf"(?<![\uac00-\ud7a3]){re.escape(word)}"), compound, text)

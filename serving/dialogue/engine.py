@@ -290,8 +290,12 @@ class Advisor:
             self._in_build_words(pending)
         qualifying = self._faq_matches(pending, session)
         # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
-        # the documents show that the answer differs by who asks: below)
-        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending, qualifying) for m in qualifying)
+        # the documents show that the answer differs by who asks: below). When the best entry was
+        # asked in its own words, entries for some students that answer other questions ("경제학과
+        # 세종캠퍼스도 졸업시험을 보나요?" beside "졸업시험에 떨어지면 어떻게 되나요?") do not count
+        others = [] if qualifying and self._asked_as_written(qualifying[0].entry, pending) else qualifying[1:]
+        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending, qualifying)
+                                           for m in [*qualifying[:1], *others])
         if faq_first and initialized is not None:
             return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
         if not self._key_words(pending.query):
@@ -637,9 +641,11 @@ class Advisor:
         differing = pending.pages_differing
         if not differing or any(entry.applies_to.get(name) is not None for name in differing):
             return False
-        asked_as_written = not variants.defers(entry.answer) and all(
-            contains(entry.question, word, pending.query) for word in self._key_words(pending.query))
-        return not asked_as_written
+        return variants.defers(entry.answer) or not self._asked_as_written(entry, pending)
+
+    def _asked_as_written(self, entry, pending: Pending) -> bool:
+        """Does the entry's question hold every key word of the student's?"""
+        return all(contains(entry.question, word, pending.query) for word in self._key_words(pending.query))
 
     def _faq_reply(self, matches, session: Session, pending: Pending) -> Reply:
         """The best entry's answer verbatim. When the student said "don't know" to what it is limited
