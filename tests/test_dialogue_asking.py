@@ -453,6 +453,26 @@ def test_an_entry_asked_in_its_own_words_is_not_held_back_by_an_entry_for_others
     assert reply.tier == "faq" and reply.answer == own_words.answer and reply.trace["questions_asked"] == 0
 
 
+def test_no_evidence_question_when_the_leading_passage_is_for_everyone_and_answers(advisor):
+    # like the business college's certificate page: how it is done is the same for everyone, and
+    # sections below are written for some students; the answer leads with the passage for everyone
+    returning = {"cohort": None, "status": ["returning"]}
+    texts = [("/pay", "등록금 납부 안내", "등록금은 학기 시작 전에 포털에서 납부합니다.", {"cohort": None, "status": None}),
+             ("/pay#r1", "등록금 납부 안내", "복학생의 등록금은 복학 신청 뒤 납부합니다.", returning),
+             ("/pay#r2", "등록금 납부 안내", "복학생은 등록금을 복학 기간 안에 납부합니다.", returning)]
+    chunks = [RetrievedChunk(rank=i + 1, chunk_id=f"pay{i}", score=1.0, bm25_rank=1, dense_rank=1, collection="static",
+                             doc_url=url, title=title, text=text, applies_to=applies)
+              for i, (url, title, text, applies) in enumerate(texts)]
+    engine = _engine_with_faq(advisor, retriever=LexicalRetriever(chunks, advisor.tokenizer, CONFIG.profile))
+    reply = engine.respond(engine.new_session(), message="등록금 어떻게 납부해요?")
+    assert reply.tier == "documents" and reply.trace["questions_asked"] == 0 and "포털" in reply.answer
+    assert reply.trace["evidence_for_everyone"]
+    # led by a passage for some students, the one follow-up still asks whom the answer is for
+    engine = _engine_with_faq(advisor, retriever=LexicalRetriever(chunks[1:], advisor.tokenizer, CONFIG.profile))
+    reply = engine.respond(engine.new_session(), message="등록금 어떻게 납부해요?")
+    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["status"]
+
+
 @pytest.mark.parametrize(("answer", "defers"), [
     ("졸업 학점은 학과마다 다릅니다.", True), ("학번별로 상이합니다.", True), ("입학년도에 따라 달라집니다.", True),
     ("학점은 입학년도에 따라 33학점 또는 36학점입니다.", True), ("It depends on your cohort.", True),

@@ -403,7 +403,12 @@ class Advisor:
             return self._finish(session, pending, self._fallback(pending, session, uncovered=uncovered))
         follow_up = follow_up_attributes(evidence, session, self.schema)
         # no question when the passages limited on it do not answer the question at all, or when
-        # those for different students say the same for it
+        # those for different students say the same for it; nor when the passage the answer leads
+        # with is written for everyone and answers it ("재학증명서 어떻게 발급받아요?": 무인발급기나
+        # 인터넷으로, whichever campus's machine the sections below locate)
+        if follow_up and self._leads_for_everyone(pending, evidence):
+            pending.trace["evidence_for_everyone"] = True
+            follow_up = []
         follow_up = [name for name in follow_up
                      if variants.worth_asking(self._chunk_variants(result.chunks, name, self._facts_reader(pending.query)))]
         if follow_up and can_follow_up and self.settings.evidence_follow_up:
@@ -463,6 +468,11 @@ class Advisor:
         if preferred != list(chunks) and not self.qualifies(pending.query, evidence):
             evidence = select_evidence(chunks)
         return evidence
+
+    def _leads_for_everyone(self, pending: Pending, evidence) -> bool:
+        """Is the first evidence passage limited to no one, and does it address the question alone?"""
+        lead = evidence[0]
+        return all(value is None for value in lead.applies_to.values()) and self.qualifies(pending.query, [lead])
 
     def qualifies(self, message: str, evidence) -> bool:
         """The answerability check before tier 2 (serving/dialogue/answerability.py): the evidence
