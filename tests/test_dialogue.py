@@ -462,3 +462,17 @@ def _router(client):
     from advisor.intents.llm_router import LLMIntentRouter
 
     return LLMIntentRouter(client)
+
+
+def test_a_message_without_spaces_is_read_with_its_spacing_restored(advisor):
+    from serving.dialogue.engine import UNSPACED_SYLLABLES
+
+    unspaced = "휴학중에융합전공신청돼요?"
+    assert advisor._spaced(unspaced) == advisor.tokenizer.spaced(unspaced) != unspaced
+    assert advisor._spaced("휴학 중에 융합전공 신청돼요?") is None  # written with spaces: read as written
+    assert advisor._spaced("가" * (UNSPACED_SYLLABLES - 1)) is None
+    session = advisor.new_session()
+    reply = advisor.respond(session, message=unspaced)
+    # searched and routed with spaces; the student's own message is what the session keeps
+    assert reply.trace["spaced"] == advisor.tokenizer.spaced(unspaced)
+    assert session.pending is None or session.pending.message == unspaced

@@ -142,6 +142,12 @@ def test_a_builds_large_batches_are_not_remembered(tok, monkeypatch):
     assert counting.calls == (2 if tok.num_workers else len(texts) + 1)  # the lone text was not kept
 
 
+def test_spacing_is_restored_without_changing_the_letters(tok):
+    text = "휴학중에융합전공신청돼요?"
+    spaced = tok.spaced(text)
+    assert " " in spaced and spaced.replace(" ", "") == text
+
+
 # --------------------------------------------------------------------------- sentences
 
 def test_split_sentences_returns_substrings_in_order(tok):

@@ -129,6 +129,12 @@ class KiwiTokenizer:
             out.append([f for f in forms if f not in QUESTION_FRAME] or forms)
         return out
 
+    def spaced(self, text: str) -> str:
+        """`text` with Kiwi's spacing correction ("휴학중에융합전공신청돼요?" -> "휴학 중에 융합전공
+        신청돼요?")."""
+        with self._lock:
+            return self._kiwi.space(text)
+
     # ------------------------------------------------------------------ sentences
     def split_sentences(self, text: str) -> list[str]:
         """Sentences of `text` as exact substrings, in order, covering all its non-space text."""

@@ -258,13 +258,16 @@ class Advisor:
 
     def _on_message(self, session: Session, message: str, today: date) -> Reply:
         session.pending = None
-        intent, routing = self.route(message)
+        spaced = self._spaced(message)
+        intent, routing = self.route(spaced or message)
         if intent in TEMPLATE_INTENTS:
             return Reply("answer", answer=templates.text(intent, self.language, institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
                          trace={"routing": routing})
         pending = Pending(message=message, intent=intent, stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
+        if spaced:
+            pending.search_text = pending.trace["spaced"] = spaced
         self._in_build_words(pending)  # "데과 이중전공" is read and searched as "데이터과학과 이중전공"
         initialized = self.llm.profile_init.initialize(message) if self.llm.profile_init is not None else None
         stated = self.stated.read(pending.query) if initialized is None else initialized[1]
@@ -579,6 +582,15 @@ class Advisor:
     def _embed_message(self, message: str):
         return self.embedder.embed([message], [list(self._message_terms(message)[0])])[0]
 
+    def _spaced(self, message: str) -> str | None:
+        """The message with its spacing restored when it is written without spaces (a run of
+        UNSPACED_SYLLABLES Hangul syllables or more): the classifier's and the FAQ's character
+        n-grams are taken within words, and a sentence with no spaces is one word. None otherwise."""
+        if not _UNSPACED.search(message):
+            return None
+        spaced = self.tokenizer.spaced(message)
+        return spaced if spaced != message else None
+
     def _in_build_words(self, pending: Pending) -> None:
         """The pending query in the build's own words (advisor/retrieval/vocabulary.py): a student's
         abbreviation or synonym the documents never use replaced by the word they do use."""
@@ -803,6 +815,10 @@ def _short(question: str) -> str:
 def load_thresholds(build_dir: Path) -> dict:
     path = Path(build_dir) / SERVING_FILE
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+UNSPACED_SYLLABLES = 9
+_UNSPACED = re.compile(rf"[\uac00-\ud7a3]{{{UNSPACED_SYLLABLES},}}")
 
 
 def _memo(method, maxsize: int):
