@@ -95,11 +95,6 @@ class CorpusVocabulary:
     def _morphemes(self) -> frozenset[str]:
         return self._index()[2]
 
-    def uses(self, word: str) -> bool:
-        """Do the documents contain `word` (spaces ignored)?"""
-        word = compact(word)
-        return bool(word) and word in self._corpus
-
     def count(self, word: str) -> int:
         word = compact(word)
         return self._corpus.count(word) if word else 0
