@@ -68,6 +68,9 @@ class CorpusVocabulary:
         self.groups = tuple(tuple(g) for g in (load_thesaurus() if groups is None else groups))
         self._lock = threading.Lock()
         self._built: tuple[str, dict[str, Counter], frozenset[str]] | None = None
+        # (member, group) -> its own uses: the corpus never changes, and a scan of it per message
+        # cost up to ~1 ms on the demo's 177K characters (more on a larger site)
+        self._own_counts: dict[tuple[str, tuple[str, ...]], int] = {}
 
     def _index(self) -> tuple[str, dict[str, Counter], frozenset[str]]:
         """(compact corpus text, abbreviation -> compounds, morphemes), built once, on first use
@@ -121,6 +124,12 @@ class CorpusVocabulary:
 
     def _own_count(self, member: str, group: Sequence[str]) -> int:
         """How often the documents use `member` other than inside a longer member of its group."""
+        key = (member, tuple(group))
+        if (known := self._own_counts.get(key)) is None:
+            known = self._own_counts[key] = self._count_own_uses(member, group)  # a race only computes it twice
+        return known
+
+    def _count_own_uses(self, member: str, group: Sequence[str]) -> int:
         corpus, word = self._corpus, compact(member)
         if not word:
             return 0

@@ -296,9 +296,8 @@ class Advisor:
         # the documents show that the answer differs by who asks: below). When the best entry was
         # asked in its own words, entries for some students that answer other questions ("경제학과
         # 세종캠퍼스도 졸업시험을 보나요?" beside "졸업시험에 떨어지면 어떻게 되나요?") do not count
-        others = [] if qualifying and self._asked_as_written(qualifying[0].entry, pending) else qualifying[1:]
-        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending, qualifying)
-                                           for m in [*qualifying[:1], *others])
+        considered = qualifying[:1] if qualifying and self._asked_as_written(qualifying[0].entry, pending) else qualifying
+        faq_first = qualifying and not any(self._faq_open(m.entry, session, pending, qualifying) for m in considered)
         if faq_first and initialized is not None:
             return self._finish(session, pending, self._faq_reply(qualifying, session, pending))
         if not self._key_words(pending.query):
