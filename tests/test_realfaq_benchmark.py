@@ -65,6 +65,24 @@ def test_question_set_naming_an_unknown_entry_is_refused(tmp_path):
         realfaq.load_questions(known, duplicated)
 
 
+def test_development_set_is_keyed_to_the_faq_and_apart_from_the_held_out_set(tmp_path):
+    rows = [json.loads(line) for line in realfaq.DEV_QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    known = [fake_entry(e) for e in sorted({q["entry_id"] for q in rows if q["entry_id"] is not None})]
+    loaded = realfaq.load_questions(known, realfaq.DEV_QUESTIONS)  # no held-out category counts asked of it
+    assert {q["category"] for q in loaded} == {"faq", "out_of_scope", "greeting", "ability"}
+    assert {q["lang"] for q in loaded if q["category"] == "faq"} == {"ko", "en"}  # one entry may be asked in both
+    realfaq.check_disjoint()  # the shipped sets share no question
+
+    held_out = realfaq.QUESTIONS.read_text(encoding="utf-8").splitlines()[0]
+    leaked = tmp_path / "dev.jsonl"  # a held-out question, respaced and re-punctuated, in a development set
+    text = json.loads(held_out)["text"]
+    leaked.write_text(json.dumps({**rows[0], "text": " ".join(text.replace("?", "")) + "!"}, ensure_ascii=False),
+                      encoding="utf-8")
+    with pytest.raises(realfaq.RealFAQError, match="also in the held-out set"):
+        realfaq.check_disjoint(leaked)
+    assert realfaq.results_file(realfaq.DEV_QUESTIONS) != realfaq.results_file(realfaq.QUESTIONS)
+
+
 def test_faq_file_errors_name_the_line(tmp_path):
     bad = tmp_path / "faq.jsonl"
     bad.write_text(json.dumps(fake_entry(1)) + "\n" + json.dumps({"id": 2}) + "\n", encoding="utf-8")

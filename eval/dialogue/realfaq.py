@@ -1,6 +1,6 @@
 """A held-out dialogue benchmark on a REAL university FAQ asked in students' own words.
 
-`python -m eval.dialogue.realfaq <hobit-faq.jsonl> [workdir]`
+`python -m eval.dialogue.realfaq <hobit-faq.jsonl> [workdir] [--dev]`
 
 The FAQ (hoBIT, Korea University College of Informatics; kept outside the project, so the path is
 an argument) becomes a throwaway institution: its entries are rendered as FAQ pages (one Korean
@@ -21,6 +21,12 @@ never to stdout: this is a held-out set, and showing its items invites tuning on
 
 Without a workdir everything is built in a temporary folder and removed afterwards; with one, the
 folder is kept and a re-run reuses its warehouse (the pipeline is incremental).
+
+`--dev` runs the DEVELOPMENT set `realfaq_dev.jsonl` instead, and prints every item: questions
+written by the developers from the entries (Korean and English), plus out-of-scope, greeting and
+ability messages of their own, for tuning and for reading failures. It is kept apart from the
+held-out set in code (`check_disjoint`: no question of one is a question of the other, compared
+without spaces, punctuation or case), and a figure measured on it is never reported as held-out.
 """
 
 from __future__ import annotations
@@ -50,10 +56,12 @@ from eval.dialogue.metrics import ANSWERED_AS_FOUND, compute, effective_intent, 
 from eval.dialogue.runner import Result, run
 
 QUESTIONS = Path(__file__).with_name("realfaq_questions.jsonl")
+DEV_QUESTIONS = Path(__file__).with_name("realfaq_dev.jsonl")  # development: may be read item by item
 SITE_DIR = "site"  # under the workdir: the rendered FAQ pages
 WAREHOUSE_DIR = "warehouse"
 CONFIG_FILE = "institution.yaml"
 RESULTS_FILE = "realfaq_results.jsonl"
+DEV_RESULTS_FILE = "realfaq_dev_results.jsonl"
 SELECTION = "*index_build"  # the index build and everything upstream ("+" would be one layer only): what serving needs
 GOLD_ENTRY = "realfaq_entry"  # the expected entry is the FAQ jsonl entry named by the question's entry_id
 GOLD_HAND = "hand_labelled"  # intent / behaviour written by hand with the question
@@ -93,26 +101,46 @@ def load_entries(path: Path) -> list[dict]:
 
 
 def load_questions(entries: Sequence[Mapping], path: Path = QUESTIONS) -> list[dict]:
-    """The hand-written question set, checked against the FAQ it is keyed to: every FAQ question
-    names an entry that exists, at most one question per entry, the expected mix of categories."""
-    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    """A hand-written question set, checked against the FAQ it is keyed to: every FAQ question
+    names an entry that exists, at most one question per entry (per entry and language in the
+    development set), and for the held-out set the expected mix of categories."""
+    rows = _read_rows(path)
+    held_out = Path(path) != DEV_QUESTIONS
     known = {e["id"] for e in entries}
     seen: set = set()
     for row in rows:
         if row["category"] == "faq":
             if row["entry_id"] not in known:
                 raise RealFAQError(f"question {row['id']!r}: entry {row['entry_id']!r} is not in the FAQ file")
-            if row["entry_id"] in seen:
+            key = row["entry_id"] if held_out else (row["entry_id"], row["lang"])
+            if key in seen:
                 raise RealFAQError(f"question {row['id']!r}: a second question for entry {row['entry_id']!r}")
-            seen.add(row["entry_id"])
+            seen.add(key)
         elif row.get("entry_id") is not None:
             raise RealFAQError(f"question {row['id']!r}: only FAQ questions name an entry")
     counts = Counter(r["category"] for r in rows)
-    if dict(counts) != EXPECTED_COUNTS:
+    if held_out and dict(counts) != EXPECTED_COUNTS:
         raise RealFAQError(f"{path}: expected {EXPECTED_COUNTS}, got {dict(counts)}")
     if len({r["id"] for r in rows}) != len(rows):
         raise RealFAQError(f"{path}: duplicate question ids")
     return rows
+
+
+def _read_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def check_disjoint(dev_path: Path = DEV_QUESTIONS, held_out_path: Path = QUESTIONS) -> None:
+    """No development question is a held-out question (compared without spaces, punctuation or
+    case): tuning on the one must not mean tuning on the other."""
+    held_out = {_squashed(row["text"]) for row in _read_rows(held_out_path)}
+    shared = [row["id"] for row in _read_rows(dev_path) if _squashed(row["text"]) in held_out]
+    if shared:
+        raise RealFAQError(f"{dev_path}: questions also in the held-out set: {shared}")
 
 
 # ---------------------------------------------------------------------------- the site
@@ -310,6 +338,10 @@ class Outcome:
     build_id: str | None = None
 
 
+def results_file(questions_path: Path) -> str:
+    return DEV_RESULTS_FILE if Path(questions_path) == DEV_QUESTIONS else RESULTS_FILE
+
+
 def run_benchmark(faq_path: Path, workdir: Path, questions_path: Path = QUESTIONS) -> Outcome:
     """Build the institution in `workdir`, send every question once, score."""
     from serving.dialogue.engine import open_advisor  # heavy: only when a run is asked for
@@ -330,7 +362,7 @@ def run_benchmark(faq_path: Path, workdir: Path, questions_path: Path = QUESTION
     started = time.perf_counter()
     results = run(advisor, messages(questions, entries, base_url))
     seconds["dialogue"] = time.perf_counter() - started
-    with (workdir / RESULTS_FILE).open("w", encoding="utf-8") as f:
+    with (workdir / results_file(questions_path)).open("w", encoding="utf-8") as f:
         for r in results:
             f.write(json.dumps(r.as_dict(), ensure_ascii=False) + "\n")
     return Outcome(results=results, metrics=compute(results), seconds=seconds, build_id=advisor.build_id)
@@ -346,30 +378,46 @@ def report(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
+def item_table(results: Sequence[Result]) -> str:
+    """One line per message, as Markdown: for the DEVELOPMENT set only (held-out items stay in the file)."""
+    anchor = lambda url: (url or "").rsplit("/", 1)[-1] or "–"  # noqa: E731
+    lines = ["| id | message | expected | tier | cited first | questions |", "|---|---|---|---|---|---:|"]
+    lines += [f"| {r.message_id} | {r.text} | {anchor(r.expected_faq) if r.expected_faq else r.expected_intent or 'fallback'} "
+              f"| {r.tier} | {anchor(r.first_citation)} | {r.questions_asked} |" for r in results]
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
+    dev = "--dev" in argv
+    argv = [a for a in argv if a != "--dev"]
     if not argv or len(argv) > 2:
         print(__doc__.split("\n")[2], file=sys.stderr)
         return 2
     faq_path = Path(argv[0])
     try:
         load_entries(faq_path)
+        if dev:
+            check_disjoint()
     except RealFAQError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     keep = len(argv) > 1
     workdir = Path(argv[1]) if keep else Path(tempfile.mkdtemp(prefix="realfaq-"))
     try:
-        outcome = run_benchmark(faq_path, workdir)
+        outcome = run_benchmark(faq_path, workdir, DEV_QUESTIONS if dev else QUESTIONS)
     except (RealFAQError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(f"real FAQ benchmark · {faq_path} · build {outcome.build_id} · {len(outcome.results)} messages\n")
+    kind = "DEVELOPMENT set (not held-out evidence)" if dev else "held-out set"
+    print(f"real FAQ benchmark · {kind} · {faq_path} · build {outcome.build_id} · {len(outcome.results)} messages\n")
     print(report(outcome))
+    if dev:
+        print("\n" + item_table(outcome.results))
     if keep:
-        print(f"\nper-message rows: {workdir / RESULTS_FILE}")
+        print(f"\nper-message rows: {workdir / results_file(DEV_QUESTIONS if dev else QUESTIONS)}")
     return 0
 
 
