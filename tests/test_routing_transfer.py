@@ -259,6 +259,38 @@ def test_questions_that_only_contain_asking_words_are_not_leave_to_ask(text):
     assert not asks_leave_to_ask(text)
 
 
+@pytest.mark.parametrize("text", [
+    "나 좀 응원해줘", "칭찬 좀 해주세요", "위로 좀 해줄래", "축하 좀 해줘!", "생일 축하한다고 해줘", "힘내라고 말해줘 ㅠㅠ",
+    "재밌는 얘기 해줘", "농담 한마디만 해봐", "응원해주세요🙏", "나좀위로해줘", "cheer me up please", "tell me a joke",
+    "congratulate me!", "can you say something funny?", "wish me luck", "응원 한마디 plz"])
+def test_asking_for_cheer_comfort_or_a_joke_is_smalltalk(text):
+    assert certain_intent(text) == ("smalltalk", "social_request")
+
+
+@pytest.mark.parametrize("text", [
+    "응원단 가입은 어떻게 해요?", "졸업 축하 행사 언제야?", "위로금 신청 방법 알려줘", "축하금 받을 수 있나요?",
+    "칭찬 장학금 있어요?", "재밌는 교양 수업 추천해줘", "wish me luck on the TOEIC", "tell me a joke about the registrar",
+    "격려 장학금 기준이 뭐예요?", "나 좀 도와줘", "좀 알려주세요", "힘들어요"])
+def test_requests_that_only_use_social_words_are_left_to_the_classifier(text):
+    assert certain_intent(text) is None or certain_intent(text)[1] != "social_request"
+
+
+@pytest.mark.parametrize("text", [
+    "점심 맛있게 드셨어요?", "저녁은 드셨나요?", "오늘 하루 잘 보내셨어요?", "요즘 잘 지내시죠?", "주말 잘 보내셨나요? 😊",
+    "오늘도 수고 많으셨어요", "밥 먹었어?", "어제 푹 잤어", "going to sleep now", "i caught a cold", "so hungry rn",
+    "i'm so tired today", "feeling sleepy lol"])
+def test_chat_about_the_day_meals_or_moods_is_smalltalk(text):
+    assert certain_intent(text) == ("smalltalk", "personal_chat")
+
+
+@pytest.mark.parametrize("text", [
+    "점심시간에도 행정실 운영하나요?", "주말에 시험 보나요?", "저녁 수업도 있나요?", "하루만 결석해도 되나요?", "오늘 휴강인가요?",
+    "방학 중에 기숙사에서 지낼 수 있어요?", "휴학하고 쉬고 싶은데 어떻게 해요?", "잘 지내려면 학점 몇 점 필요해요?", "보내주세요",
+    "is the office open on saturday?", "i'm sick, can I get an excused absence?", "can I nap in the library?"])
+def test_questions_that_use_everyday_words_are_left_to_the_classifier(text):
+    assert certain_intent(text) is None or certain_intent(text)[1] != "personal_chat"
+
+
 @pytest.mark.parametrize("text", [t for t, gold, _ in ALL_DEV if gold == "greeting" and t != "yo hi"])
 def test_greeting_words_only_make_a_greeting(text):
     assert is_greeting_only(text)

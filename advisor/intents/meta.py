@@ -376,6 +376,90 @@ def _asks_something_en(tokens: list[str]) -> bool:
                          "which", "did", "where", "when", "why"} or "who" in tokens or "what" in tokens
 
 
+# --- social requests --------------------------------------------------------------------------------
+
+# Asking the assistant for a social act rather than for information: cheer, comfort, praise,
+# congratulate, a joke ("나 좀 응원해줘", "칭찬 좀 해주세요", "cheer me up please"). The classifier
+# reads the request frame ("…해줘", "…해주세요") as a question and sends them to answering (0.7-0.95
+# sure, on both bundled institutions' models). A closed class of the language, the same everywhere;
+# as with the other rules, one word outside it and the message is left to the classifier ("시험
+# 응원 이벤트 언제 해요?", "wish me luck on the TOEIC").
+SOCIAL_ANCHORS_KO = ("응원", "위로", "칭찬", "축하", "격려", "파이팅", "화이팅", "힘내", "토닥", "토닥토닥", "농담", "덕담",
+                     "재밌는", "재미있는", "웃긴", "웃겨")
+SOCIAL_WORDS_KO = SOCIAL_ANCHORS_KO + (
+    "한마디", "말", "말해", "이야기", "얘기", "소리", "생일", "나", "날", "저", "저를", "나를", "날좀", "한번", "해", "해줘",
+    "해줄래", "해주세요", "해줘요", "해주라", "해줄수", "한다고", "한다", "하는", "좀", "라고", "이라고", "받고", "받고싶어",
+    "싶어", "싶어요", "주세요", "줘", "줄래", "해봐", "해봐요", "해보세요", "부탁", "부탁해", "부탁해요", "부탁드려요")
+SOCIAL_ANCHORS_EN = frozenset({"cheer", "comfort", "encourage", "encouragement", "congratulate", "congrats", "praise",
+                               "compliment", "joke", "jokes", "funny", "laugh", "motivate", "motivation", "hug", "luck"})
+SOCIAL_WORDS_EN = SOCIAL_ANCHORS_EN | {"me", "up", "please", "say", "something", "tell", "a", "some", "give", "make",
+                                       "wish", "can", "could", "would", "you", "i", "need", "little", "bit", "just",
+                                       "word", "words", "of", "pls", "plz", "one", "another", "the"}
+_SOCIAL_KO = re.compile(rf"(?:{_alternation(SOCIAL_WORDS_KO + PARTICLES + ENDINGS)})+")
+_SOCIAL_ANCHOR_KO = re.compile(_alternation(SOCIAL_ANCHORS_KO))
+
+
+def is_social_request(text: str) -> bool:
+    """A request for cheer, comfort, praise, congratulations or a joke, and nothing else: smalltalk."""
+    tokens = _tokens(text)
+    if not tokens or len(text) > MAX_RULE_CHARS:
+        return False
+    anchored = False
+    for token in tokens:
+        if _is_hangul(token):
+            if not _SOCIAL_KO.fullmatch(token):
+                return False
+            anchored |= _SOCIAL_ANCHOR_KO.search(token) is not None
+        else:
+            if token not in SOCIAL_WORDS_EN:
+                return False
+            anchored |= token in SOCIAL_ANCHORS_EN
+    return anchored
+
+
+# --- personal chat ------------------------------------------------------------------------------------
+
+# How the student's or the assistant's day went, meals, sleep, moods ("점심 맛있게 드셨어요?", "요즘 잘
+# 지내세요?", "i caught a cold", "going to sleep now"). The classifier has such chat in its seeds in 반말
+# ("밥 먹었어"), and reads the honorific question ("…드셨어요?", "…보내셨나요?") or an English remark
+# as a question: answering then meets "not in my material", or worse, an unrelated passage. Korean:
+# a verb of everyday life with a word of the day, a meal or manner, and nothing else; English: a
+# state of body or mood with everyday words, and nothing else. One word of the university ("점심시간에도
+# 행정실 운영하나요?", "i'm sick, can I get an excused absence?") and the rule is silent.
+DAY_VERBS_KO = ("드셨", "드시", "드세", "먹었", "먹어", "먹", "주무셨", "주무시", "주무세", "잤", "자", "지내셨", "지내세", "지냈",
+                "지내", "보내셨", "보내세", "보냈", "쉬셨", "쉬세", "쉬었", "수고", "어떠셨", "어땠", "하셨", "했")
+DAY_WORDS_KO = ("오늘", "하루", "주말", "점심", "저녁", "아침", "요즘", "어제", "밤", "새벽", "이번", "주", "휴일", "연휴", "밥",
+                "식사", "간식", "잘", "맛있게", "맛있는", "푹", "좋은", "즐거운", "재밌게", "편히", "뭐", "뭘", "어떻게", "많이",
+                "많으셨", "다들")
+DAY_ENDINGS_KO = ("하세요", "셨어요", "셨나요", "셨어", "으셨어요")  # honorific endings the shared list lacks
+_DAY_KO = re.compile(rf"(?:{_alternation(DAY_VERBS_KO + DAY_WORDS_KO + DAY_ENDINGS_KO + PARTICLES + ENDINGS + FILLERS_KO)})+")
+_DAY_VERB_KO = re.compile(_alternation(DAY_VERBS_KO))
+_DAY_WORD_KO = re.compile(_alternation(DAY_WORDS_KO))
+DAY_STATES_EN = frozenset({
+    "tired", "sleepy", "sleep", "sleeping", "nap", "bed", "hungry", "starving", "bored", "boring", "stressed",
+    "exhausted", "sick", "cold", "flu", "headache", "happy", "sad", "excited", "gym", "raining", "rain", "rainy",
+    "sunny", "snowing", "pizza", "coffee", "lunch", "dinner", "breakfast", "cat", "dog", "cute", "lazy"})
+DAY_WORDS_EN = DAY_STATES_EN | {
+    "i", "i'm", "im", "m", "so", "very", "really", "just", "got", "back", "from", "the", "a", "an", "today", "tonight",
+    "now", "again", "rn", "it", "it's", "its", "s", "is", "was", "feeling", "feel", "had", "long", "day", "week",
+    "weekend", "monday", "mondays", "friday", "time", "for", "going", "to", "my", "love", "caught", "huh", "ugh",
+    "lol", "haha", "too", "kinda", "little", "bit", "of", "gonna", "need", "some", "such", "what", "all", "out"}
+
+
+def is_personal_chat(text: str) -> bool:
+    """Chat about the day, meals, sleep or moods, and nothing else: smalltalk."""
+    tokens = _tokens(text)
+    if not tokens or len(text) > MAX_RULE_CHARS:
+        return False
+    hangul = [t for t in tokens if _is_hangul(t)]
+    if hangul:
+        if len(hangul) != len(tokens) or any(not _DAY_KO.fullmatch(t) for t in hangul):
+            return False
+        compact = "".join(hangul)
+        return _DAY_VERB_KO.search(compact) is not None and _DAY_WORD_KO.search(compact) is not None
+    return all(t in DAY_WORDS_EN for t in tokens) and any(t in DAY_STATES_EN for t in tokens)
+
+
 # --- may I ask about X? ------------------------------------------------------------------------------
 
 # asking leave to ask ("장학금 관련해서도 물어봐도 돼?", "졸업 관련 질문도 받아요?"): about the assistant,

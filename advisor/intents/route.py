@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
 from advisor.intents.meta import (asks_leave_to_ask, asks_something, is_greeting_only, is_meta_question,
-                                  strip_greeting, words_outside_assistant_lexicon)
+                                  is_personal_chat, is_social_request, strip_greeting,
+                                  words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
 
 
 def certain_intent(message: str) -> tuple[str, str] | None:
     """(intent, rule) when a rule is certain whatever the backend: a message of greeting words only
     is a greeting; a question about the assistant itself, alone or behind a greeting, is ability,
-    and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?").
+    and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?"); asking it for
+    cheer, comfort, praise or a joke is smalltalk, and so is chat about the day, meals or moods.
     None otherwise (a greeting followed by a real question is left to the router: a question)."""
     if is_greeting_only(message):
         return "greeting", "greeting_only"
@@ -24,6 +26,10 @@ def certain_intent(message: str) -> tuple[str, str] | None:
         return "ability", "greeting_then_meta_question"
     if asks_leave_to_ask(rest or message):
         return "ability", "leave_to_ask"
+    if is_social_request(rest or message):
+        return "smalltalk", "social_request"
+    if is_personal_chat(rest or message):
+        return "smalltalk", "personal_chat"
     return None
 
 
