@@ -292,6 +292,14 @@ def test_fallback_without_a_client_is_an_honest_no_answer():
         fallback_answer("  ", CONFIG, None)
 
 
+def test_the_offline_no_answer_is_in_the_students_language():
+    assert fallback_answer("Where is the dorm cafeteria menu?", CONFIG, None)[0].startswith("Sorry")  # a Korean institution
+    assert fallback_answer("기숙사 식당 메뉴는?", CONFIG, None)[0].startswith("죄송합니다")
+    assert fallback_answer("GPA 몇 점이어야 해?", CONFIG, None)[0].startswith("죄송합니다")  # Korean with an English word
+    english = CONFIG.model_copy(update={"language": "en"})
+    assert fallback_answer("기숙사 식당 메뉴는?", english, None)[0].startswith("죄송합니다")  # a Korean student, anywhere
+
+
 def test_fallback_with_a_client_is_the_llms_answer_with_the_disclaimer(openai_server):
     openai_server.script(reply({"answer": "일반적으로 기숙사 식당 메뉴는 생활관 홈페이지에 공지됩니다. 학과 사무실에 확인하세요."}))
     with LLMClient(settings_for(openai_server)) as client:

@@ -11,7 +11,7 @@ from advisor.config import parse_config
 from serving.dialogue import profiling
 from serving.dialogue.engine import Advisor, DialogueInputError, DialogueSettings, LLMTasks, open_advisor
 from serving.dialogue.evidence import follow_up_attributes, select_evidence
-from serving.dialogue.session import Session
+from serving.dialogue.session import Pending, Session
 from advisor.retrieval.results import RetrievedChunk
 
 SCHOLARSHIP = "제가 받을 수 있는 장학금이 있나요?"
@@ -98,13 +98,14 @@ def test_faq_siblings_for_other_values_are_each_labelled(advisor):
     session = advisor.new_session()
     session.declined.add("student_status")
     matches = [FAQMatch(transfer, 0.9, 1), FAQMatch(international, 0.88, 2)]
-    reply = advisor._faq_reply(matches, session, None)
+    pending = Pending(message="장학금 있나요?", intent="faq", stage="query", asked=())
+    reply = advisor._faq_reply(matches, session, pending)
     label = advisor.schema["student_status"].label
     assert reply.answer.splitlines()[0] == f"{label('transfer')}: {transfer.answer.splitlines()[0]}"
     assert f"{label('international')}: {international.answer}" in reply.answer
     assert [c.url for c in reply.citations] == [transfer.source_url, international.source_url]
     session.declined.clear()  # a student who was not asked gets the best entry alone, unlabelled
-    assert advisor._faq_reply(matches, session, None).answer == transfer.answer
+    assert advisor._faq_reply(matches, session, pending).answer == transfer.answer
 
 
 def test_major_credit_question_asks_department_and_cohort_then_major_type(advisor):
@@ -201,6 +202,21 @@ def test_greeting_gets_the_template(advisor):
     reply = advisor.respond(advisor.new_session(), message="안녕하세요!")
     assert reply.type == "answer" and reply.tier == "template" and reply.intent == "greeting"
     assert advisor.config.institution in reply.answer and not reply.citations
+
+
+def test_fixed_replies_are_in_the_students_language(advisor):
+    from serving.dialogue import templates
+
+    korean, english = advisor.new_session(), advisor.new_session()
+    for message, intent in (("hello there!", "greeting"), ("what can you do?", "ability"), ("i caught a cold", "smalltalk")):
+        reply = advisor.respond(english, message=message)
+        assert reply.intent == intent and reply.answer == templates.text(
+            intent, "en", institution=advisor.config.institution), message
+    assert advisor.respond(korean, message="안녕하세요!").answer == templates.text(
+        "greeting", "ko", institution=advisor.config.institution)
+    # the offline no-answer too: an English question about what the material does not cover
+    outside = advisor.respond(advisor.new_session(), message="where is the best pizza place near campus?")
+    assert outside.tier == "fallback" and outside.answer.startswith("Sorry")
 
 
 def test_exact_faq_question_is_answered_verbatim(advisor):

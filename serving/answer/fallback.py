@@ -11,6 +11,7 @@ from __future__ import annotations
 from advisor.config import InstitutionConfig
 from advisor.llm.client import LLMClient, LLMFailure
 from advisor.llm.jsoncheck import strict_object
+from serving.answer.language import reply_language
 
 PROMPT_VERSION = "fallback-v1"
 SCHEMA_NAME = "fallback_answer"
@@ -47,8 +48,9 @@ _TEXTS = {
 }
 
 
-def texts_for(config: InstitutionConfig) -> dict[str, str]:
-    return _TEXTS["ko" if config.language == "ko" else "en"]
+def texts_for(config: InstitutionConfig, query: str = "") -> dict[str, str]:
+    """The no-answer's wording in the language the student wrote `query` in (Korean or English)."""
+    return _TEXTS[reply_language(query, config.language)]
 
 
 def fallback_answer(query: str, config: InstitutionConfig, client: LLMClient | None, *, contact: str | None = None,
@@ -57,7 +59,7 @@ def fallback_answer(query: str, config: InstitutionConfig, client: LLMClient | N
     the material answers the question for other students only; said as such offline."""
     if not query or not query.strip():
         raise ValueError("fallback_answer needs a non-empty question")
-    texts = texts_for(config)
+    texts = texts_for(config, query)
     # the material answers this for other students: a model's general knowledge cannot know this
     # institution's rule for this student either, so it is not asked
     if client is not None and not audience:

@@ -62,6 +62,15 @@ def language_of(text: str, default: str = "ko") -> str:
     return default
 
 
+def reply_language(message: str, institution: str) -> str:
+    """The language of the fixed replies (greeting, ability and smalltalk templates, notes, the
+    offline no-answer) for a student who wrote `message`: Korean for a Korean message, English for
+    any other (they exist in those two, and English reaches more students who write neither than
+    Korean does). A message without letters gets the institution's."""
+    student = language_of(message, institution)
+    return "ko" if student == "ko" else "en"
+
+
 def material_note(student: str, material: str, translated: bool = False) -> str | None:
     """What to tell a student writing in `student` about an answer drawn from `material`; None
     when they are the same language. Unknown student languages get the English note."""

@@ -45,7 +45,7 @@ from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
 from advisor.retrieval.vocabulary import CorpusVocabulary
-from serving.answer.language import own_language_first
+from serving.answer.language import own_language_first, reply_language
 from serving.dialogue import profiling, templates, variants
 from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, contains, coverage
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
@@ -261,7 +261,8 @@ class Advisor:
         spaced = self._spaced(message)
         intent, routing = self.route(spaced or message)
         if intent in TEMPLATE_INTENTS:
-            return Reply("answer", answer=templates.text(intent, self.language, institution=self.config.institution),
+            return Reply("answer", answer=templates.text(intent, reply_language(message, self.language),
+                                                         institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
                          trace={"routing": routing})
         pending = Pending(message=message, intent=intent, stage="query", asked=())
@@ -683,7 +684,7 @@ class Advisor:
             text = "\n".join(f"{variants.audience_label(m.entry.applies_to, declined, self.schema, self.language)}: "
                               f"{m.entry.answer}" for m in shown)
         return Reply("answer", answer=text, tier="faq", answer_method="faq_verbatim", citations=citations,
-                     disclaimer=self._declined_note(declined),
+                     disclaimer=self._declined_note(declined, pending.message),
                      trace={"faq_entry": best.entry.entry_id, "faq_score": float(best.score),
                             "faq_variants": [m.entry.entry_id for m in shown]})
 
@@ -720,11 +721,11 @@ class Advisor:
         if declined:
             # the student does not know the value the sources differ by: each part says whom it is for
             text = label_variants(text, cited_applies_to, declined, self.schema, self.language)
-        notes = [templates.text("documents_note", self.language)]
+        notes = [templates.text("documents_note", reply_language(pending.message, self.language))]
         if composed.language_note:  # an answer quoted or translated from material in another language
             notes.append(composed.language_note)
         if declined:
-            notes.append(self._declined_note(declined))
+            notes.append(self._declined_note(declined, pending.message))
         return Reply("answer", answer=text, tier="documents", answer_method=composed.method,
                      citations=citations, disclaimer=" ".join(notes),
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
@@ -749,10 +750,10 @@ class Advisor:
         return [name for name in self.schema if name in session.declined
                 and any(a.get(name) is not None for a in annotations)]
 
-    def _declined_note(self, declined: list[str]) -> str | None:
+    def _declined_note(self, declined: list[str], message: str) -> str | None:
         if not declined:
             return None
-        return templates.text("declined_note", self.language,
+        return templates.text("declined_note", reply_language(message, self.language),
                               attributes=", ".join(_short(self.schema[n].question) for n in declined))
 
 

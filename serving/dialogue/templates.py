@@ -1,5 +1,6 @@
 """Replies that need no retrieval: greeting, ability and smalltalk (docs/method.md §A online step 2), and the
-wording of the notes added to answers. Korean by default, English for `language: en`."""
+wording of the notes added to answers, in Korean and English: the caller picks the student's
+(`serving.answer.language.reply_language`)."""
 
 from __future__ import annotations
 
