@@ -219,6 +219,24 @@ def test_fixed_replies_are_in_the_students_language(advisor):
     assert outside.tier == "fallback" and outside.answer.startswith("Sorry")
 
 
+def test_an_english_question_reaches_korean_material_through_the_glossary(advisor):
+    laptop = next(e for e in advisor.faq_store.entries if "노트북" in e.question and "대여" in e.answer)  # Korean only
+    reply = advisor.respond(advisor.new_session(), message="can I borrow a laptop?")
+    assert reply.tier == "faq" and reply.answer == laptop.answer and reply.citations[0].url == laptop.source_url
+    assert reply.disclaimer == "This answer is quoted from Korean-language material."
+    assert reply.trace.get("faq_entry") == laptop.entry_id and reply.trace["search_text"] == "can I 대여 a 노트북?"
+    # what the English pages answer as written keeps them: the glossary is not used
+    session = advisor.new_session()
+    english = advisor.respond(session, message="how many total credits do I need to graduate?")
+    while english.type == "ask":  # "don't know" to the cohort it depends on
+        english = advisor.respond(session, profile={q.attribute: None for q in english.questions})
+    assert english.citations and all(c.url.endswith("en.html") for c in english.citations)
+    assert "glossary" not in english.trace
+    # and a question no material answers, glossed or not, still gets the honest no-answer
+    outside = advisor.respond(advisor.new_session(), message="where is the best pizza near the dorm?")
+    assert outside.tier == "fallback"
+
+
 def test_exact_faq_question_is_answered_verbatim(advisor):
     entry = next(e for e in advisor.faq_store.entries if e.origin == "seed" and not any(e.applies_to.values()))
     reply = advisor.respond(advisor.new_session(), message=entry.question)

@@ -75,15 +75,17 @@ _EN_QUESTION_WORD = re.compile(r"\b(?:what|when|where|which|who|whom|whose|why|h
 
 def extractive_answer(query: str, evidence: Sequence[RetrievedChunk], known: Mapping[str, Any],
                       config: InstitutionConfig, tokenize: Tokenize, split_sentences: SplitSentences,
-                      max_sentences: int = 3) -> ComposedAnswer:
-    """The best-fitting units of `evidence` (best first) for `query`, verbatim, with citations."""
+                      max_sentences: int = 3, search_text: str | None = None) -> ComposedAnswer:
+    """The best-fitting units of `evidence` (best first) for `query`, verbatim, with citations.
+    `search_text`: the query as searched, when not as written (an English question in the
+    institution's Korean terms): units are scored against it; `query` says the student's language."""
     if not evidence:
         raise ValueError("extractive_answer needs at least one evidence chunk (use fallback_answer without)")
     if max_sentences < 1:
         raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
     student = language_of(query, config.language)
     candidates = _candidates(evidence, known, config, split_sentences, _reader_for(config))
-    scored = _prefer_language(_score(query, candidates, tokenize), student, config.language)
+    scored = _prefer_language(_score(search_text or query, candidates, tokenize), student, config.language)
     picked = _pick(scored, max_sentences)
     note = None
     if not picked:

@@ -44,8 +44,9 @@ from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
+from advisor.retrieval.glossary import Glossary
 from advisor.retrieval.vocabulary import CorpusVocabulary
-from serving.answer.language import own_language_first, reply_language
+from serving.answer.language import language_of, material_note, own_language_first, reply_language
 from serving.dialogue import profiling, templates, variants
 from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, contains, coverage
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
@@ -120,11 +121,11 @@ class ExtractiveAnswerer:
     def __init__(self, config: InstitutionConfig, tokenizer) -> None:
         self.config, self.tokenizer = config, tokenizer
 
-    def answer(self, message: str, evidence, known: Mapping[str, Any]):
+    def answer(self, message: str, evidence, known: Mapping[str, Any], search_text: str | None = None):
         from serving.answer.extractive import extractive_answer
 
         return extractive_answer(message, evidence, known, self.config, self.tokenizer.content_morphemes,
-                                 self.tokenizer.split_sentences)
+                                 self.tokenizer.split_sentences, search_text=search_text)
 
 
 class Advisor:
@@ -171,6 +172,8 @@ class Advisor:
         # IDF of the build's own morphemes: what the answerability check weighs a question's words by
         self.term_weights = TermWeights(tokens for c in build.collections.values() if "tokens" in c.chunks.columns
                                         for tokens in c.chunks["tokens"].to_list())
+        # English administration words in Korean terms, for English questions asked offline
+        self.glossary = Glossary()
         # the build's own words for a student's abbreviations and synonyms (read on first use)
         self.vocabulary = CorpusVocabulary(
             (text for c in build.collections.values() if "text" in c.chunks.columns for text in c.chunks["text"].to_list()),
@@ -291,6 +294,9 @@ class Advisor:
             # the paper's flow for a question in another language: searched in the institution's
             # language, answered in the student's (the answerer gets the message as asked)
             pending.search_text = pending.trace["search_text"] = translated
+            self._in_build_words(pending)
+        elif (glossed := self._glossed(pending, session, today)) is not None:
+            pending.search_text = pending.trace["search_text"] = glossed
             self._in_build_words(pending)
         qualifying = self._faq_matches(pending, session)
         # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
@@ -591,6 +597,41 @@ class Advisor:
         spaced = self.tokenizer.spaced(message)
         return spaced if spaced != message else None
 
+    def _glossed(self, pending: Pending, session: Session, today: date) -> str | None:
+        """Offline, an English question to an institution that writes in Korean, with the phrases
+        the glossary knows in the institution's terms (advisor/retrieval/glossary.py). None when
+        the question is not English, the institution's language is not Korean, the glossary knows
+        none of its words, or the build answers it as written: an English FAQ entry or English pages
+        come first for an English question (own_language_first), the Korean terms only when they
+        are all there is."""
+        if self.language != "ko" or language_of(pending.message, self.language) != "en":
+            return None
+        text, found = self.glossary.translate(pending.query)
+        if not found or self._faq_answers(pending.query, session):
+            return None
+        # the question as written keeps its English pages unless the Korean terms find passages
+        # that cover it better ("I lost my student ID card" matches an English page on "student")
+        as_written, glossed = (self._best_coverage(q, session, today) for q in (pending.query, text))
+        pending.trace["glossary_coverage"] = [round(as_written, 3), round(glossed, 3)]
+        if glossed <= as_written:
+            return None
+        pending.trace["glossary"] = [asdict(g) for g in found]
+        return text
+
+    def _faq_answers(self, query: str, session: Session) -> bool:
+        """Does an FAQ entry match `query` at or over the threshold?"""
+        threshold = self.thresholds.get("faq_threshold")
+        matches = self.faq_search(query, session.known, hard=self.settings.hard_filter)
+        return threshold is not None and bool(matches) and matches[0].score >= threshold
+
+    def _best_coverage(self, query: str, session: Session, today: date) -> float:
+        """How well what `query` retrieves for anyone covers it: its best sections, or its best passage."""
+        chunks = self.retrieve(query, session.known, soft=False, hard=False, today=today).chunks
+        if not chunks:
+            return 0.0
+        return max(self.answerability(query, select_evidence(chunks)),
+                   max(self.answerability(query, [chunk]) for chunk in chunks))
+
     def _in_build_words(self, pending: Pending) -> None:
         """The pending query in the build's own words (advisor/retrieval/vocabulary.py): a student's
         abbreviation or synonym the documents never use replaced by the word they do use."""
@@ -683,8 +724,11 @@ class Advisor:
         if declined:
             text = "\n".join(f"{variants.audience_label(m.entry.applies_to, declined, self.schema, self.language)}: "
                               f"{m.entry.answer}" for m in shown)
+        # an English question answered from a Korean entry (or the reverse) says so, as tier 2 does
+        quoted = material_note(language_of(pending.message, self.language), language_of(best.entry.answer, self.language))
+        notes = [note for note in (quoted, self._declined_note(declined, pending.message)) if note]
         return Reply("answer", answer=text, tier="faq", answer_method="faq_verbatim", citations=citations,
-                     disclaimer=self._declined_note(declined, pending.message),
+                     disclaimer=" ".join(notes) or None,
                      trace={"faq_entry": best.entry.entry_id, "faq_score": float(best.score),
                             "faq_variants": [m.entry.entry_id for m in shown]})
 
@@ -710,7 +754,10 @@ class Advisor:
             else:  # an LLM failure: the extractive answer, labelled as such
                 note = f"llm_failed:{getattr(outcome, 'reason', 'error')}"
         if composed is None:
-            composed = self.offline_answer(pending.message, evidence, session.known)
+            # a glossed question is matched to the Korean passages in its Korean terms, and answered
+            # in the student's language (the note says the answer is quoted from Korean material)
+            glossed = pending.query if pending.trace.get("glossary") else None
+            composed = self.offline_answer(pending.message, evidence, session.known, glossed)
         cited = composed.cited or [0]
         citations = [Citation(url=evidence[i].doc_url, title=evidence[i].title,
                               snippet=composed.snippets.get(i) or _first_line(evidence[i].text),
@@ -730,9 +777,10 @@ class Advisor:
                      citations=citations, disclaimer=" ".join(notes),
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
 
-    def offline_answer(self, message: str, evidence, known: Mapping[str, Any]):
-        """The extractive answer from `evidence` (also the evaluation's baselines' answer)."""
-        return self.extractive.answer(message, evidence, known)
+    def offline_answer(self, message: str, evidence, known: Mapping[str, Any], search_text: str | None = None):
+        """The extractive answer from `evidence` (also the evaluation's baselines' answer);
+        `search_text`: what the passages are matched against, when not the message itself."""
+        return self.extractive.answer(message, evidence, known, search_text)
 
     def _fallback(self, pending: Pending, session: Session, uncovered: Mapping | None = None) -> Reply:
         from serving.answer.fallback import fallback_answer
