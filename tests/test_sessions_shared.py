@@ -97,7 +97,7 @@ def a_session() -> Session:
                       relevant=frozenset({"department", "major_type"}), search_text="졸업 전공 학점",
                       differing=frozenset({"major_type", "department"}), pages_differing=frozenset({"major_type"}),
                       trace={"time_sensitive_llm": True, "questions": [{"attribute": "major_type"}],
-                             "last_retrieval": object()})
+                             "glossary": [{"english": "credits", "korean": "학점"}], "last_retrieval": object()})
     return Session(known={"department": "CS", "admission_year": 2021}, declined={"grade", "student_status"},
                    pending=pending, turns=3)
 
@@ -120,8 +120,8 @@ def test_a_session_survives_json_with_its_types():
     assert pending.pages_differing == frozenset({"major_type"}) and isinstance(pending.pages_differing, frozenset)
     assert (pending.message, pending.intent, pending.stage, pending.questions_so_far, pending.search_text) == (
         original.pending.message, "graduation", "evidence", 2, "졸업 전공 학점")
-    # the engine's one decision per question is kept; the evaluation trace is not
-    assert pending.trace == {"time_sensitive_llm": True}
+    # what the engine reads back on a later turn is kept; the evaluation trace is not
+    assert pending.trace == {"time_sensitive_llm": True, "glossary": [{"english": "credits", "korean": "학점"}]}
     assert through_json(copy).to_dict() == copy.to_dict()
     assert through_json(Session()).to_dict() == Session().to_dict()
 

@@ -10,9 +10,11 @@ from typing import Any
 
 # The shape of `Session.to_dict`; a record of another shape (another release's) is refused, never misread.
 FORMAT = 1
-# The one trace entry the engine reads back on a later turn: its single time-sensitivity decision per
-# question (an LLM call when configured). Everything else in a trace is for evaluation and is not stored.
-TRACE_STATE = ("time_sensitive_llm",)
+# The trace entries the engine reads back on a later turn: its single time-sensitivity decision per
+# question (an LLM call when configured), and whether the question was searched in glossary terms
+# (the answer is then matched to the passages in them). Everything else in a trace is for
+# evaluation and is not stored.
+TRACE_STATE = ("time_sensitive_llm", "glossary")
 
 
 @dataclass
