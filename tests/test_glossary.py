@@ -20,6 +20,8 @@ def test_phrases_are_replaced_longest_first_as_whole_words_with_their_endings():
     assert glossary.translate("I borrowed my Student-ID card")[0] == "I 대여 my 학생증"  # -ed, hyphen, case
     assert glossary.translate("majority of students") == ("majority of students", [])  # whole words only
     assert glossary.translate("Majoring in CS")[0] == "전공 in CS"
+    assert glossary.translate("laptop을 borrow하려면?")[0] == "노트북을 대여하려면?"  # Korean particles may follow
+    assert glossary.translate("can I borrow a laptop?", keep=lambda g: g.korean != "대여")[0] == "can I borrow a 노트북?"
 
 
 def test_the_shipped_glossary_loads_and_knows_the_common_words():

@@ -8,15 +8,15 @@ in a question are replaced by their terms ("can I borrow a laptop?" -> "can I �
 rest is kept as written: a dictionary translation, the classic offline way to search across
 languages. It is never presented as a translation: the answer quotes the Korean material and says so.
 
-Matching: case-insensitive, whole words, longest phrase first, a phrase's words separated by spaces,
-hyphens or slashes, its last word with the usual English endings (-s, -es, -ed, -d, -ing). Pure
-logic: no Dagster, no Kiwi.
+Matching: case-insensitive, whole English words (a Korean particle may follow: "quit하면"), longest
+phrase first, a phrase's words separated by spaces, hyphens or slashes, its last word with the usual
+English endings (-s, -es, -ed, -d, -ing). Pure logic: no Dagster, no Kiwi.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,12 +53,14 @@ class Glossary:
         ordered = sorted(dict(pairs).items(), key=lambda p: (-len(p[0]), p[0]))
         self._patterns = [(re.compile(_pattern(phrase), re.IGNORECASE), korean) for phrase, korean in ordered]
 
-    def translate(self, text: str) -> tuple[str, list[Gloss]]:
-        """`text` with every phrase the glossary knows replaced by its Korean term, and what was
-        replaced, in the order it occurs; (text, []) when nothing was."""
+    def translate(self, text: str, keep: Callable[[Gloss], bool] | None = None) -> tuple[str, list[Gloss]]:
+        """`text` with every phrase the glossary knows replaced by its Korean term (those `keep`
+        accepts, when given), and what was replaced, in the order it occurs; (text, []) when nothing was."""
         spans: list[tuple[int, int, str]] = []
         for pattern, korean in self._patterns:
             for match in pattern.finditer(text):
+                if keep is not None and not keep(Gloss(match.group(), korean)):
+                    continue
                 if not any(start < match.end() and match.start() < end for start, end, _ in spans):
                     spans.append((match.start(), match.end(), korean))
         if not spans:
@@ -75,4 +77,6 @@ class Glossary:
 
 def _pattern(phrase: str) -> str:
     words = [re.escape(w) for w in re.split(r"[\s\-/]+", phrase) if w]
-    return r"(?<![\w])" + r"[\s\-/]+".join(words) + _ENDINGS + r"(?![\w])"
+    # Latin letters and digits bound a phrase, not Hangul: a mixed message glues particles and
+    # endings to English words ("quit하면", "deadline이")
+    return r"(?<![A-Za-z0-9])" + r"[\s\-/]+".join(words) + _ENDINGS + r"(?![A-Za-z0-9])"

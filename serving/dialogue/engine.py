@@ -598,13 +598,24 @@ class Advisor:
         return spaced if spaced != message else None
 
     def _glossed(self, pending: Pending, session: Session, today: date) -> str | None:
-        """Offline, an English question to an institution that writes in Korean, with the phrases
-        the glossary knows in the institution's terms (advisor/retrieval/glossary.py). None when
-        the question is not English, the institution's language is not Korean, the glossary knows
-        none of its words, or the build answers it as written: an English FAQ entry or English pages
-        come first for an English question (own_language_first), the Korean terms only when they
-        are all there is."""
-        if self.language != "ko" or language_of(pending.message, self.language) != "en":
+        """Offline, an English question (or the English words of a Korean one) to an institution
+        that writes in Korean, with the phrases the glossary knows in the institution's terms
+        (advisor/retrieval/glossary.py). None when the institution's language is not Korean, the
+        glossary knows none of its words, or, for an English question, the build answers it as
+        written: an English FAQ entry or English pages come first for an English question
+        (own_language_first), the Korean terms only when they cover it better."""
+        student = language_of(pending.message, self.language)
+        if self.language != "ko" or student not in ("ko", "en"):
+            return None
+        if student == "ko":
+            # English words in a Korean question ("field practice 지원금 얼마야?"): a phrase becomes the
+            # Korean term where the documents write the term more often than the phrase ("GPA" stays
+            # where they write GPA), as the thesaurus's synonyms do
+            text, found = self.glossary.translate(pending.query, keep=lambda g: self.vocabulary.count(
+                g.korean) > self.vocabulary.count(g.english))
+            if found:
+                pending.trace["glossary"] = [asdict(g) for g in found]
+                return text
             return None
         text, found = self.glossary.translate(pending.query)
         if not found or self._faq_answers(pending.query, session):
