@@ -227,7 +227,8 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     "do you remember our chat", "are your answers up to date?", "where do your answers come from?",
     "do you store the messages I typed?", "너 똑똑해?", "너한테 입력한 거 지워져?",
     # a bot named in Latin inside a Korean frame, a bot confirmed, age, a language alone, a "?" alone
-    "너 gpt야?", "챗봇 맞죠?", "너 몇 살이야", "너 말 믿어도 됨?", "중국어 가능해요?", "영어도 돼?", "u a human?"])
+    "너 gpt야?", "챗봇 맞죠?", "너 몇 살이야", "너 말 믿어도 됨?", "중국어 가능해요?", "영어도 돼?", "u a human?",
+    "상담 시간 외에도 답변 가능?"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -245,7 +246,7 @@ def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text)
 @pytest.mark.parametrize("text", [
     "장학금 관련해서도 물어봐도 돼?", "졸업 관련 질문도 받아요?", "전공 관련해서 질문해도 되나요?", "기숙사 얘기도 물어봐도 돼?",
     "너한테 수강신청 물어봐도 돼?", "장학금도 물어봐도 돼요?", "can I ask you about scholarships?",
-    "can you help me with course registration?"])
+    "can you help me with course registration?", "정보대학 관련 질문만 받아?"])
 def test_asking_leave_to_ask_about_a_topic_is_about_the_assistant(text):
     assert asks_leave_to_ask(text) and certain_intent(text) == ("ability", "leave_to_ask")
 
