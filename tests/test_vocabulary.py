@@ -117,3 +117,21 @@ def test_the_index_is_built_once_even_when_asked_from_several_threads():
     for t in threads:
         t.join()
     assert calls == [1] and v.rewrite("졸업가운 대여")[0] == "학위복 대여"
+
+
+def test_english_synonyms_are_whole_words_and_follow_the_documents():
+    groups = [("student id", "student card", "id card"), ("exam", "test")]
+    v = CorpusVocabulary(["How do I get a student ID? Take the test in person. An example of the form."], [[]], groups)
+    assert v.rewrite("how can I get my Student Card?")[0] == "how can I get my student id?"
+    assert v.rewrite("covid kept me from my exam")[0] == "covid kept me from my test"
+    assert v.rewrite("an example please") == ("an example please", [])  # "exam" is not inside "example"
+    assert v.count("exam") == 0 and v.count("test") == 1  # ... nor counted inside it
+    # a word the documents use is theirs: nothing to rewrite
+    own = CorpusVocabulary(["Midterm exams are in week 8."], [[]], groups)
+    assert own.rewrite("when are the exams") == ("when are the exams", [])
+
+
+def test_compact_text_keeps_the_spaces_between_english_words_only():
+    from advisor.retrieval.vocabulary import compact
+
+    assert compact("영어 점수  Student  Card GPA 3.5") == "영어점수student card gpa3.5"

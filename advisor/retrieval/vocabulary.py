@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-THESAURUS_FILE = Path(__file__).with_name("thesaurus_ko.txt")
+THESAURUS_FILES = (Path(__file__).with_name("thesaurus_ko.txt"), Path(__file__).with_name("thesaurus_en.txt"))
 MIN_COMPOUND_COUNT = 2  # a compound seen once in the documents is too thin to read an abbreviation as
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 
@@ -38,20 +38,27 @@ class Rewrite:
     rule: str  # "abbreviation" | "synonym"
 
 
-def load_thesaurus(path: Path = THESAURUS_FILE) -> tuple[tuple[str, ...], ...]:
-    """The synonym groups of a thesaurus file: one group per line, members separated by commas;
-    blank lines and '#' comments skipped; a group needs two members."""
+def load_thesaurus(path: Path | None = None) -> tuple[tuple[str, ...], ...]:
+    """The synonym groups of a thesaurus file (None: the shipped Korean and English ones): one
+    group per line, members separated by commas; blank lines and '#' comments skipped; a group
+    needs two members."""
     groups = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        members = tuple(m.strip() for m in line.split(",") if m.strip())
-        if len(members) >= 2:
-            groups.append(members)
+    for file in THESAURUS_FILES if path is None else (path,):
+        for line in Path(file).read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            members = tuple(m.strip() for m in line.split(",") if m.strip())
+            if len(members) >= 2:
+                groups.append(members)
     return tuple(groups)
 
 
+_SPACE_NOT_BETWEEN_LATIN = re.compile(r"(?<![a-z]) | (?![a-z])")
+
+
 def compact(text: str) -> str:
-    return "".join(text.lower().split())
+    """Lower case without the spaces Korean writers place freely ("영어 점수" = "영어점수"); a space
+    between two English words stays ("student card" is not "studentcard")."""
+    return _SPACE_NOT_BETWEEN_LATIN.sub("", " ".join(text.lower().split()))
 
 
 class CorpusVocabulary:
@@ -100,7 +107,9 @@ class CorpusVocabulary:
 
     def count(self, word: str) -> int:
         word = compact(word)
-        return self._corpus.count(word) if word else 0
+        if not word:
+            return 0
+        return sum(1 for _ in _positions(self._corpus, word)) if _latin_edged(word) else self._corpus.count(word)
 
     def expansion(self, word: str) -> str | None:
         """The compound a two-syllable word abbreviates, when the documents never use the word as a
@@ -170,7 +179,7 @@ class CorpusVocabulary:
         groups_of: dict[str, list[tuple[str, ...]]] = {}
         for group in self.groups:
             for member in group:
-                if compact(member) in query:
+                if next(_positions(query, compact(member)), None) is not None:
                     groups_of.setdefault(member, []).append(group)
         taken: list[str] = []
         out = []
@@ -184,11 +193,22 @@ class CorpusVocabulary:
 
 
 def _positions(text: str, word: str) -> Iterable[int]:
-    """Every start of `word` in `text`, overlapping ones included."""
+    """Every start of `word` in `text`, overlapping ones included; an English word only as a whole
+    word ("exam" is not in "example"), a Korean one anywhere (Korean compounds hold their parts)."""
     start = text.find(word)
     while start >= 0:
-        yield start
+        end = start + len(word)
+        if not (_LATIN_LETTER.match(word[0]) and start and _LATIN_LETTER.match(text[start - 1])) and not (
+                _LATIN_LETTER.match(word[-1]) and end < len(text) and _LATIN_LETTER.match(text[end])):
+            yield start
         start = text.find(word, start + 1)
+
+
+_LATIN_LETTER = re.compile(r"[a-z]")
+
+
+def _latin_edged(word: str) -> bool:
+    return bool(_LATIN_LETTER.match(word[0]) or _LATIN_LETTER.match(word[-1]))
 
 
 def _compounds(token_lists: Iterable[Sequence[str]]) -> tuple[dict[str, Counter], set[str]]:
@@ -247,5 +267,10 @@ def _replace_once(pattern: re.Pattern, replacement: str, text: str) -> tuple[str
 
 
 def _spaced(word: str) -> re.Pattern:
-    """`word` with any spacing between its characters ("영어 점수" matches "영어점수")."""
-    return re.compile(r"\s*".join(re.escape(ch) for ch in compact(word)), flags=re.IGNORECASE)
+    """`word` with any spacing between its characters ("영어 점수" matches "영어점수"); an English
+    word only as a whole word."""
+    key = compact(word)
+    body = r"\s*".join(r"\s+" if ch == " " else re.escape(ch) for ch in key)
+    before = r"(?<![a-z])" if _LATIN_LETTER.match(key[0]) else ""
+    after = r"(?![a-z])" if _LATIN_LETTER.match(key[-1]) else ""
+    return re.compile(before + body + after, flags=re.IGNORECASE)
