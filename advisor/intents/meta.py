@@ -440,8 +440,8 @@ DAY_STATES_EN = frozenset({
     "exhausted", "sick", "cold", "flu", "headache", "happy", "sad", "excited", "gym", "raining", "rain", "rainy",
     "sunny", "snowing", "pizza", "coffee", "lunch", "dinner", "breakfast", "cat", "dog", "cute", "lazy"})
 DAY_WORDS_EN = DAY_STATES_EN | {
-    "i", "i'm", "im", "m", "so", "very", "really", "just", "got", "back", "from", "the", "a", "an", "today", "tonight",
-    "now", "again", "rn", "it", "it's", "its", "s", "is", "was", "feeling", "feel", "had", "long", "day", "week",
+    "i", "im", "m", "so", "very", "really", "just", "got", "back", "from", "the", "a", "an", "today", "tonight",
+    "now", "again", "rn", "it", "its", "s", "is", "was", "feeling", "feel", "had", "long", "day", "week",
     "weekend", "monday", "mondays", "friday", "time", "for", "going", "to", "my", "love", "caught", "huh", "ugh",
     "lol", "haha", "too", "kinda", "little", "bit", "of", "gonna", "need", "some", "such", "what", "all", "out"}
 
