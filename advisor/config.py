@@ -179,6 +179,7 @@ def hnsw_above(dense_exact: bool | None, max_rows: int) -> int | None:
 class CategoricalAttribute(_Strict):
     type: Literal["categorical"]
     question: str
+    question_en: str | None = None  # asked of a student who writes English; unset: english_question()
     values: dict[str, tuple[str, ...]]  # canonical value -> aliases seen in text
     labels: dict[str, str] = {}  # canonical value -> button label; defaults to the first alias
 
@@ -192,10 +193,16 @@ class CategoricalAttribute(_Strict):
     def label(self, value: str) -> str:
         return self.labels.get(value) or (self.values[value][0] if self.values[value] else value)
 
+    def english_label(self, value: str) -> str:
+        """The button label for a student who writes English: the value's first English alias
+        ("Computer Science"), else the label."""
+        return next((a for a in self.values[value] if _ENGLISH_ALIAS.fullmatch(a)), None) or self.label(value)
+
 
 class RangeAttribute(_Strict):
     type: Literal["year", "integer"]
     question: str
+    question_en: str | None = None  # asked of a student who writes English; unset: english_question()
     min: int
     max: int
     # how a value is written ("{value}" + unit: "3학년", "21학번"); unset: the word the question
@@ -212,6 +219,15 @@ class RangeAttribute(_Strict):
         """A value as a student reads and writes it: "3학년", "21학번" (the soft prefix, the options)."""
         unit = self.unit if self.unit is not None else question_unit(self.question) or ("학번" if self.type == "year" else "")
         return f"{value}{unit}"
+
+
+_ENGLISH_ALIAS = re.compile(r"[A-Za-z][A-Za-z0-9 .&'()/-]*")
+
+
+def english_question(name: str, attribute) -> str:
+    """What a student who writes English is asked: the config's `question_en`, else a question made
+    from the attribute's name ("admission_year" -> "What is your admission year?")."""
+    return attribute.question_en or f"What is your {name.replace('_', ' ')}?"
 
 
 def question_unit(question: str) -> str:

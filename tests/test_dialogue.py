@@ -434,6 +434,33 @@ def test_questions_offer_every_value_as_an_option():
     assert [(o.value, o.label) for o in campus.options] == [("north", "북캠퍼스"), ("south", "남캠퍼스")]
 
 
+def test_a_student_who_writes_english_is_asked_in_english():
+    config = parse_config({
+        "institution": "Test", "sources": [{"name": "s", "kind": "html", "seeds": ["http://x/"]}],
+        "profile": {
+            "department": {"type": "categorical", "question": "소속 학과는?", "question_en": "Which department are you in?",
+                           "values": {"CS": ["컴퓨터학과", "Computer Science"], "BIZ": ["경영학과"]}},
+            "admission_year": {"type": "year", "question": "몇 학번이신가요?", "min": 2020, "max": 2022},
+        },
+    })
+    department = profiling.question_for("department", config.profile, "query", english=True)
+    assert department.question == "Which department are you in?"
+    assert [(o.value, o.label) for o in department.options] == [("CS", "Computer Science"), ("BIZ", "경영학과")]
+    cohort = profiling.question_for("admission_year", config.profile, "query", english=True)
+    assert cohort.question == "What is your admission year?"  # no question_en: made from the name
+    assert [(o.value, o.label) for o in cohort.options] == [(2020, "2020"), (2021, "2021"), (2022, "2022")]
+    assert profiling.question_for("admission_year", config.profile, "query").options[0].label == "2020학번"
+
+
+def test_the_engine_asks_an_english_question_in_english(advisor):
+    session = advisor.new_session()
+    reply = advisor.respond(session, message="how many total credits do I need to graduate?")
+    assert reply.type == "ask" and reply.questions[0].question.startswith("What is your ")
+    assert all(not any("\uac00" <= ch <= "\ud7a3" for ch in o.label) for o in reply.questions[0].options)
+    korean = advisor.respond(advisor.new_session(), message="졸업하려면 몇 학점 필요해요?")
+    assert korean.type == "ask" and korean.questions[0].question == advisor.schema[korean.questions[0].attribute].question
+
+
 # ----------------------------------------------------------------------------- with an LLM
 
 def test_with_an_llm_every_step_uses_it_and_failures_fall_back_honestly(demo_warehouse, advisor):

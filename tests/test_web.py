@@ -141,6 +141,16 @@ def test_phone_flow_asks_for_the_profile_and_answers_with_sources(demo_server, p
     assert no_horizontal_overflow(phone)
 
 
+def test_an_english_question_is_asked_in_english_with_an_english_dont_know(demo_server, phone):
+    base, _advisor = demo_server
+    phone.goto(base + "/")
+    phone.fill("#message", "how many total credits do I need to graduate?")
+    phone.click("#send")
+    group = phone.wait_for_selector(PENDING_QUESTION)
+    assert group.query_selector("legend").inner_text().startswith("What is your ")
+    assert group.query_selector("button.option.unknown").inner_text() == "I don't know"
+
+
 def test_new_conversation_button_forgets_the_session(demo_server, phone):
     base, _ = demo_server
     exchanges = chat_bodies(phone)

@@ -363,7 +363,9 @@ class Advisor:
             # setdefault: a session restored from a shared store keeps no evaluation trace (session.py)
             pending.trace.setdefault("questions", []).extend({"attribute": a, "reason": reason} for a in attributes)
         session.pending = pending
-        questions = [profiling.question_for(a, self.schema, reason, self.values_with_documents.get(a))
+        # a student who writes English at an institution that does not is asked in English
+        english = self.language != "en" and reply_language(pending.message, self.language) == "en"
+        questions = [profiling.question_for(a, self.schema, reason, self.values_with_documents.get(a), english)
                      for a in attributes]
         return Reply("ask", questions=questions, intent=pending.intent, trace=_trace(pending))
 

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from advisor.annotation.expressions import PROCEDURE_WORDS
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
-from advisor.config import InstitutionConfig
+from advisor.config import InstitutionConfig, english_question
 from advisor.index import fields
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
@@ -126,9 +126,12 @@ def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted
 
 # ----------------------------------------------------------------------------- questions
 
-def question_for(name: str, schema: fields.Schema, reason: str, offered: Sequence | None = None) -> Question:
+def question_for(name: str, schema: fields.Schema, reason: str, offered: Sequence | None = None,
+                 english: bool = False) -> Question:
     """The question with its options: every value of the attribute, or only those `offered` (the
-    values the candidate documents cover: no button the material cannot answer), in schema order."""
+    values the candidate documents cover: no button the material cannot answer), in schema order.
+    `english`: for a student who writes English at an institution that does not (the question in
+    English, the values by their English aliases, numbers bare)."""
     attribute = schema[name]
     if fields.is_categorical(attribute):
         values = list(attribute.values)
@@ -137,6 +140,10 @@ def question_for(name: str, schema: fields.Schema, reason: str, offered: Sequenc
     if offered is not None:
         wanted = set(offered)
         values = [v for v in values if v in wanted] or values
+    if english:
+        label = attribute.english_label if fields.is_categorical(attribute) else str
+        return Question(attribute=name, question=english_question(name, attribute),
+                        options=[Option(v, label(v)) for v in values], reason=reason)
     if fields.is_categorical(attribute):
         options = [Option(value, attribute.label(value)) for value in values]
     else:

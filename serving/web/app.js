@@ -3,7 +3,9 @@
 "use strict";
 
 (function () {
-  const UNKNOWN_LABEL = "잘 모르겠어요";
+  // "don't know" in the language the question is asked in (an English question gets English ones)
+  const UNKNOWN_LABELS = { ko: "잘 모르겠어요", en: "I don't know" };
+  const HANGUL = /[\uac00-\ud7a3]/;
   const TIER_LABELS = {
     template: "안내",
     faq: "FAQ 답변",
@@ -141,7 +143,8 @@
       group.appendChild(el("legend", null, question.question));
       const options = el("div", "options");
       const choices = (question.options || []).map((o) => ({ value: o.value, label: o.label, unknown: false }));
-      choices.push({ value: null, label: UNKNOWN_LABEL, unknown: true });
+      const unknownLabel = HANGUL.test(question.question || "") ? UNKNOWN_LABELS.ko : UNKNOWN_LABELS.en;
+      choices.push({ value: null, label: unknownLabel, unknown: true });
       choices.forEach((choice) => {
         const button = el("button", "option" + (choice.unknown ? " unknown" : ""), choice.label);
         button.type = "button";
