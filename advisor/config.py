@@ -194,9 +194,10 @@ class CategoricalAttribute(_Strict):
         return self.labels.get(value) or (self.values[value][0] if self.values[value] else value)
 
     def english_label(self, value: str) -> str:
-        """The button label for a student who writes English: the value's first English alias
-        ("Computer Science"), else the label."""
-        return next((a for a in self.values[value] if _ENGLISH_ALIAS.fullmatch(a)), None) or self.label(value)
+        """The button label for a student who writes English: the value's first English alias that
+        is not a code ("Department of Computer Science", not "CS"), else the label."""
+        return next((a for a in self.values[value] if _ENGLISH_ALIAS.fullmatch(a) and not a.isupper()),
+                    None) or self.label(value)
 
 
 class RangeAttribute(_Strict):

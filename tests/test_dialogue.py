@@ -439,7 +439,7 @@ def test_a_student_who_writes_english_is_asked_in_english():
         "institution": "Test", "sources": [{"name": "s", "kind": "html", "seeds": ["http://x/"]}],
         "profile": {
             "department": {"type": "categorical", "question": "소속 학과는?", "question_en": "Which department are you in?",
-                           "values": {"CS": ["컴퓨터학과", "Computer Science"], "BIZ": ["경영학과"]}},
+                           "values": {"CS": ["컴퓨터학과", "CS", "Computer Science"], "BIZ": ["경영학과"]}},
             "admission_year": {"type": "year", "question": "몇 학번이신가요?", "min": 2020, "max": 2022},
         },
     })
