@@ -85,7 +85,11 @@ def extractive_answer(query: str, evidence: Sequence[RetrievedChunk], known: Map
         raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
     student = language_of(query, config.language)
     candidates = _candidates(evidence, known, config, split_sentences, _reader_for(config))
-    scored = _prefer_language(_score(search_text or query, candidates, tokenize), student, config.language)
+    # a question searched in the institution's terms was so because its own language's pages do
+    # not answer it: no preference for units in the student's language then
+    scored = _score(search_text or query, candidates, tokenize)
+    if search_text is None:
+        scored = _prefer_language(scored, student, config.language)
     picked = _pick(scored, max_sentences)
     note = None
     if not picked:

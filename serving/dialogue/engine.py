@@ -44,6 +44,7 @@ from advisor.index.sources import SourceSnapshots, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
+from advisor.chunking.kiwi_tokens import ENGLISH_FUNCTION_WORDS
 from advisor.retrieval.glossary import Glossary
 from advisor.retrieval.vocabulary import CorpusVocabulary
 from serving.answer.language import language_of, material_note, own_language_first, reply_language
@@ -474,6 +475,9 @@ class Advisor:
     def _evidence(self, pending: Pending, chunks) -> list:
         """The selected evidence, passages in the question's language first when it is not the
         institution's (an English page for an English question), unless those do not address it."""
+        if pending.trace.get("glossary"):
+            # searched in the institution's terms because the English pages do not answer it
+            return select_evidence(chunks)
         preferred = own_language_first(chunks, pending.message, self.language)
         evidence = select_evidence(preferred)
         if preferred != list(chunks) and not self.qualifies(pending.query, evidence):
@@ -622,6 +626,9 @@ class Advisor:
         text, found = self.glossary.translate(pending.query)
         if not found or self._faq_answers(pending.query, session):
             return None
+        # what is left of the English frame ("how do I … for a …") would match every English page
+        text = _ENGLISH_WORD.sub(lambda m: "" if m.group().lower() in ENGLISH_FUNCTION_WORDS else m.group(), text)
+        text = " ".join(text.split())
         # the question as written keeps its English pages unless the Korean terms find passages
         # that cover it better ("I lost my student ID card" matches an English page on "student")
         as_written, glossed = (self._best_coverage(q, session, today) for q in (pending.query, text))
@@ -814,7 +821,10 @@ class Advisor:
     def _declined_note(self, declined: list[str], message: str) -> str | None:
         if not declined:
             return None
-        return templates.text("declined_note", reply_language(message, self.language),
+        language = reply_language(message, self.language)
+        if language == "en" and self.language != "en":  # the attributes by name, not by the Korean question
+            return templates.text("declined_note", language, attributes=", ".join(n.replace("_", " ") for n in declined))
+        return templates.text("declined_note", language,
                               attributes=", ".join(_short(self.schema[n].question) for n in declined))
 
 
@@ -880,6 +890,7 @@ def load_thresholds(build_dir: Path) -> dict:
 
 UNSPACED_SYLLABLES = 9
 _UNSPACED = re.compile(rf"[\uac00-\ud7a3]{{{UNSPACED_SYLLABLES},}}")
+_ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
 def _memo(method, maxsize: int):
