@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from advisor import environment
 
@@ -176,7 +176,20 @@ def hnsw_above(dense_exact: bool | None, max_rows: int) -> int | None:
     return None if dense_exact else 0
 
 
-class CategoricalAttribute(_Strict):
+class _Asked(_Strict):
+    """What every profile attribute has: its question, and its English wording (optional)."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_wording(self, handler):
+        # an unset `question_en` is left out of the dump, so that configs without it hash (lineage,
+        # the annotator's version) exactly as before the field existed: no re-annotation for it
+        data = handler(self)
+        if isinstance(data, dict) and data.get("question_en") is None:
+            data.pop("question_en", None)
+        return data
+
+
+class CategoricalAttribute(_Asked):
     type: Literal["categorical"]
     question: str
     question_en: str | None = None  # asked of a student who writes English; unset: english_question()
@@ -200,7 +213,7 @@ class CategoricalAttribute(_Strict):
                     None) or self.label(value)
 
 
-class RangeAttribute(_Strict):
+class RangeAttribute(_Asked):
     type: Literal["year", "integer"]
     question: str
     question_en: str | None = None  # asked of a student who writes English; unset: english_question()

@@ -462,6 +462,19 @@ def test_a_student_who_writes_english_is_asked_in_english():
     assert profiling.question_for("admission_year", config.profile, "query").options[0].label == "2020학번"
 
 
+def test_english_wording_left_unset_changes_no_hash_and_set_reaches_the_build_schema():
+    from advisor.index import fields
+
+    base = {"institution": "Test", "sources": [{"name": "s", "kind": "html", "seeds": ["http://x/"]}],
+            "profile": {"d": {"type": "categorical", "question": "학과는?", "values": {"a": ["A학과"]}}}}
+    plain = parse_config(base)
+    # without question_en the config dumps (and so hashes, and versions the annotator) as before the field
+    assert "question_en" not in plain.model_dump(mode="json")["profile"]["d"]
+    worded = parse_config({**base, "profile": {"d": {**base["profile"]["d"], "question_en": "Which department?"}}})
+    assert worded.fingerprint() != plain.fingerprint()
+    assert fields.schema_from_json(fields.schema_to_json(worded.profile))["d"].question_en == "Which department?"
+
+
 def test_the_engine_asks_an_english_question_in_english(advisor):
     session = advisor.new_session()
     reply = advisor.respond(session, message="how many total credits do I need to graduate?")
