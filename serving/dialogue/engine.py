@@ -45,7 +45,7 @@ from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
 from advisor.chunking.kiwi_tokens import ENGLISH_FUNCTION_WORDS
-from advisor.retrieval.glossary import Glossary
+from advisor.retrieval.glossary import shipped_glossary
 from advisor.retrieval.vocabulary import CorpusVocabulary
 from serving.answer.language import language_of, material_note, own_language_first, reply_language
 from serving.dialogue import profiling, templates, variants
@@ -174,7 +174,7 @@ class Advisor:
         self.term_weights = TermWeights(tokens for c in build.collections.values() if "tokens" in c.chunks.columns
                                         for tokens in c.chunks["tokens"].to_list())
         # English administration words in Korean terms, for English questions asked offline
-        self.glossary = Glossary()
+        self.glossary = shipped_glossary()
         # the build's own words for a student's abbreviations and synonyms (read on first use)
         self.vocabulary = CorpusVocabulary(
             (text for c in build.collections.values() if "text" in c.chunks.columns for text in c.chunks["text"].to_list()),
