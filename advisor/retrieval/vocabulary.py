@@ -109,7 +109,7 @@ class CorpusVocabulary:
         word = compact(word)
         if not word:
             return 0
-        return sum(1 for _ in _positions(self._corpus, word)) if _latin_edged(word) else self._corpus.count(word)
+        return sum(1 for _ in _positions(self._corpus, word)) if any(_latin_edges(word)) else self._corpus.count(word)
 
     def expansion(self, word: str) -> str | None:
         """The compound a two-syllable word abbreviates, when the documents never use the word as a
@@ -195,11 +195,12 @@ class CorpusVocabulary:
 def _positions(text: str, word: str) -> Iterable[int]:
     """Every start of `word` in `text`, overlapping ones included; an English word only as a whole
     word ("exam" is not in "example"), a Korean one anywhere (Korean compounds hold their parts)."""
+    first, last = _latin_edges(word)
     start = text.find(word)
     while start >= 0:
         end = start + len(word)
-        if not (_LATIN_LETTER.match(word[0]) and start and _LATIN_LETTER.match(text[start - 1])) and not (
-                _LATIN_LETTER.match(word[-1]) and end < len(text) and _LATIN_LETTER.match(text[end])):
+        if not (first and start and _LATIN_LETTER.match(text[start - 1])) and not (
+                last and end < len(text) and _LATIN_LETTER.match(text[end])):
             yield start
         start = text.find(word, start + 1)
 
@@ -207,8 +208,9 @@ def _positions(text: str, word: str) -> Iterable[int]:
 _LATIN_LETTER = re.compile(r"[a-z]")
 
 
-def _latin_edged(word: str) -> bool:
-    return bool(_LATIN_LETTER.match(word[0]) or _LATIN_LETTER.match(word[-1]))
+def _latin_edges(word: str) -> tuple[bool, bool]:
+    """Does `word` (compact) begin, and end, with an English letter (then it is matched as a whole word)?"""
+    return bool(_LATIN_LETTER.match(word[:1])), bool(_LATIN_LETTER.match(word[-1:]))
 
 
 def _compounds(token_lists: Iterable[Sequence[str]]) -> tuple[dict[str, Counter], set[str]]:
@@ -271,6 +273,5 @@ def _spaced(word: str) -> re.Pattern:
     word only as a whole word."""
     key = compact(word)
     body = r"\s*".join(r"\s+" if ch == " " else re.escape(ch) for ch in key)
-    before = r"(?<![a-z])" if _LATIN_LETTER.match(key[0]) else ""
-    after = r"(?![a-z])" if _LATIN_LETTER.match(key[-1]) else ""
-    return re.compile(before + body + after, flags=re.IGNORECASE)
+    first, last = _latin_edges(key)
+    return re.compile((r"(?<![a-z])" if first else "") + body + (r"(?![a-z])" if last else ""), flags=re.IGNORECASE)
