@@ -114,19 +114,25 @@ def _greeting_token(token: str) -> tuple[bool, bool]:
     return token in GREETING_WORDS_EN, token in GREETING_ANCHORS_EN
 
 
-def is_greeting_only(text: str) -> bool:
-    """Only greeting / social words (with addressees, fillers, emoji): "안녕하세요, 반가워요",
-    "하이하이반가워", "hey there, good evening". A goodbye ("안녕히 계세요") is not a greeting."""
+def _only_words_of(text: str, read_token) -> bool:
+    """Is every word of `text` one `read_token` knows, and one at least an anchor of its lexicon?
+    `read_token(token)` -> (the token is of the lexicon, it holds an anchor)."""
     tokens = _tokens(text)
     if not tokens or len(text) > MAX_RULE_CHARS:
         return False
     anchored = False
     for token in tokens:
-        whole, anchor = _greeting_token(token)
+        whole, anchor = read_token(token)
         if not whole:
             return False
         anchored |= anchor
     return anchored
+
+
+def is_greeting_only(text: str) -> bool:
+    """Only greeting / social words (with addressees, fillers, emoji): "안녕하세요, 반가워요",
+    "하이하이반가워", "hey there, good evening". A goodbye ("안녕히 계세요") is not a greeting."""
+    return _only_words_of(text, _greeting_token)
 
 
 def strip_greeting(text: str) -> str | None:
@@ -399,22 +405,17 @@ _SOCIAL_KO = re.compile(rf"(?:{_alternation(SOCIAL_WORDS_KO + PARTICLES + ENDING
 _SOCIAL_ANCHOR_KO = re.compile(_alternation(SOCIAL_ANCHORS_KO))
 
 
+def _social_token(token: str) -> tuple[bool, bool]:
+    """(the token is social-request words only, it holds one of their anchors)."""
+    if _is_hangul(token):
+        whole = _SOCIAL_KO.fullmatch(token) is not None
+        return whole, whole and _SOCIAL_ANCHOR_KO.search(token) is not None
+    return token in SOCIAL_WORDS_EN, token in SOCIAL_ANCHORS_EN
+
+
 def is_social_request(text: str) -> bool:
     """A request for cheer, comfort, praise, congratulations or a joke, and nothing else: smalltalk."""
-    tokens = _tokens(text)
-    if not tokens or len(text) > MAX_RULE_CHARS:
-        return False
-    anchored = False
-    for token in tokens:
-        if _is_hangul(token):
-            if not _SOCIAL_KO.fullmatch(token):
-                return False
-            anchored |= _SOCIAL_ANCHOR_KO.search(token) is not None
-        else:
-            if token not in SOCIAL_WORDS_EN:
-                return False
-            anchored |= token in SOCIAL_ANCHORS_EN
-    return anchored
+    return _only_words_of(text, _social_token)
 
 
 # --- personal chat ------------------------------------------------------------------------------------
