@@ -177,7 +177,14 @@ def hnsw_above(dense_exact: bool | None, max_rows: int) -> int | None:
 
 
 class _Asked(_Strict):
-    """What every profile attribute has: its question, and its English wording (optional)."""
+    """What every profile attribute has beside its question: its English wording (optional)."""
+
+    question_en: str | None = None  # asked of a student who writes English; unset: made from the name
+
+    def english_question(self, name: str) -> str:
+        """What a student who writes English is asked: `question_en`, else a question made from the
+        attribute's name ("admission_year" -> "What is your admission year?")."""
+        return self.question_en or f"What is your {english_name(name)}?"
 
     @model_serializer(mode="wrap")
     def _without_unset_wording(self, handler):
@@ -192,7 +199,6 @@ class _Asked(_Strict):
 class CategoricalAttribute(_Asked):
     type: Literal["categorical"]
     question: str
-    question_en: str | None = None  # asked of a student who writes English; unset: english_question()
     values: dict[str, tuple[str, ...]]  # canonical value -> aliases seen in text
     labels: dict[str, str] = {}  # canonical value -> button label; defaults to the first alias
 
@@ -216,7 +222,6 @@ class CategoricalAttribute(_Asked):
 class RangeAttribute(_Asked):
     type: Literal["year", "integer"]
     question: str
-    question_en: str | None = None  # asked of a student who writes English; unset: english_question()
     min: int
     max: int
     # how a value is written ("{value}" + unit: "3학년", "21학번"); unset: the word the question
@@ -238,10 +243,9 @@ class RangeAttribute(_Asked):
 _ENGLISH_ALIAS = re.compile(r"[A-Za-z][A-Za-z0-9 .&'()/-]*")
 
 
-def english_question(name: str, attribute) -> str:
-    """What a student who writes English is asked: the config's `question_en`, else a question made
-    from the attribute's name ("admission_year" -> "What is your admission year?")."""
-    return attribute.question_en or f"What is your {name.replace('_', ' ')}?"
+def english_name(name: str) -> str:
+    """An attribute's name as English words ("admission_year" -> "admission year")."""
+    return name.replace("_", " ")
 
 
 def question_unit(question: str) -> str:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from advisor.config import InstitutionConfig
+from advisor.config import InstitutionConfig, english_name
 from advisor.index import fields
 from advisor.faq.store import FAQ_KIND
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
@@ -364,8 +364,7 @@ class Advisor:
             # setdefault: a session restored from a shared store keeps no evaluation trace (session.py)
             pending.trace.setdefault("questions", []).extend({"attribute": a, "reason": reason} for a in attributes)
         session.pending = pending
-        # a student who writes English at an institution that does not is asked in English
-        english = self.language != "en" and reply_language(pending.message, self.language) == "en"
+        english = self._in_english(pending.message)
         questions = [profiling.question_for(a, self.schema, reason, self.values_with_documents.get(a), english)
                      for a in attributes]
         return Reply("ask", questions=questions, intent=pending.intent, trace=_trace(pending))
@@ -821,11 +820,15 @@ class Advisor:
     def _declined_note(self, declined: list[str], message: str) -> str | None:
         if not declined:
             return None
-        language = reply_language(message, self.language)
-        if language == "en" and self.language != "en":  # the attributes by name, not by the Korean question
-            return templates.text("declined_note", language, attributes=", ".join(n.replace("_", " ") for n in declined))
-        return templates.text("declined_note", language,
+        if self._in_english(message):  # the attributes by name, not by the institution's questions
+            return templates.text("declined_note", "en", attributes=", ".join(english_name(n) for n in declined))
+        return templates.text("declined_note", reply_language(message, self.language),
                               attributes=", ".join(_short(self.schema[n].question) for n in declined))
+
+    def _in_english(self, message: str) -> bool:
+        """Did a student write English to an institution that does not? (Then its questions and
+        notes are worded in English rather than in its own words.)"""
+        return self.language != "en" and reply_language(message, self.language) == "en"
 
 
 def _siblings_differ(entry, name: str, qualifying) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from advisor.annotation.expressions import PROCEDURE_WORDS
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
-from advisor.config import InstitutionConfig, english_question
+from advisor.config import InstitutionConfig
 from advisor.index import fields
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
@@ -142,7 +142,7 @@ def question_for(name: str, schema: fields.Schema, reason: str, offered: Sequenc
         values = [v for v in values if v in wanted] or values
     if english:
         label = attribute.english_label if fields.is_categorical(attribute) else str
-        return Question(attribute=name, question=english_question(name, attribute),
+        return Question(attribute=name, question=attribute.english_question(name),
                         options=[Option(v, label(v)) for v in values], reason=reason)
     if fields.is_categorical(attribute):
         options = [Option(value, attribute.label(value)) for value in values]
