@@ -623,7 +623,7 @@ class Advisor:
                 return text
             return None
         text, found = self.glossary.translate(pending.query)
-        if not found or self._faq_answers(pending.query, session):
+        if not found or self._faq_matches(pending, session):  # an entry answers it as written
             return None
         # what is left of the English frame ("how do I … for a …") would match every English page
         text = _ENGLISH_WORD.sub(lambda m: "" if m.group().lower() in ENGLISH_FUNCTION_WORDS else m.group(), text)
@@ -636,12 +636,6 @@ class Advisor:
             return None
         pending.trace["glossary"] = [asdict(g) for g in found]
         return text
-
-    def _faq_answers(self, query: str, session: Session) -> bool:
-        """Does an FAQ entry match `query` at or over the threshold?"""
-        threshold = self.thresholds.get("faq_threshold")
-        matches = self.faq_search(query, session.known, hard=self.settings.hard_filter)
-        return threshold is not None and bool(matches) and matches[0].score >= threshold
 
     def _best_coverage(self, query: str, session: Session, today: date) -> float:
         """How well what `query` retrieves for anyone covers it: its best sections, or its best passage."""
