@@ -105,7 +105,7 @@ def load_questions(entries: Sequence[Mapping], path: Path = QUESTIONS) -> list[d
     names an entry that exists, at most one question per entry (per entry and language in the
     development set), and for the held-out set the expected mix of categories."""
     rows = _read_rows(path)
-    held_out = Path(path) != DEV_QUESTIONS
+    held_out = not is_development(path)
     known = {e["id"] for e in entries}
     seen: set = set()
     for row in rows:
@@ -124,6 +124,11 @@ def load_questions(entries: Sequence[Mapping], path: Path = QUESTIONS) -> list[d
     if len({r["id"] for r in rows}) != len(rows):
         raise RealFAQError(f"{path}: duplicate question ids")
     return rows
+
+
+def is_development(path: Path) -> bool:
+    """Is `path` the development set (read item by item), not the held-out one?"""
+    return Path(path) == DEV_QUESTIONS
 
 
 def _read_rows(path: Path) -> list[dict]:
@@ -339,7 +344,7 @@ class Outcome:
 
 
 def results_file(questions_path: Path) -> str:
-    return DEV_RESULTS_FILE if Path(questions_path) == DEV_QUESTIONS else RESULTS_FILE
+    return DEV_RESULTS_FILE if is_development(questions_path) else RESULTS_FILE
 
 
 def run_benchmark(faq_path: Path, workdir: Path, questions_path: Path = QUESTIONS) -> Outcome:
