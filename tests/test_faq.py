@@ -19,10 +19,11 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.llm.client import LLMClient
 from advisor.faq.enrichment import (PAIRS_SCHEMA_NAME, PAIRS_TASK, PARAPHRASE_SCHEMA_NAME, PARAPHRASE_TASK,
                                         FAQEnricher, SourceChunk, source_chunks)
-from advisor.faq.calibrate import (MIN_PRECISION, MRR_TOLERANCE, PAPER_THRESHOLD, CalibrationQuery, SweepPoint, calibrate, choose,
-                                   choose_precise, evaluate, student_for, sweep, threshold_grid)
+from advisor.faq.calibrate import (MIN_PRECISION, MRR_TOLERANCE, PAPER_THRESHOLD, CalibrationQuery, SweepPoint, answer_stated,
+                                   calibrate, choose, choose_precise, document_queries, evaluate, student_for, sweep,
+                                   threshold_grid)
 from advisor.faq.paraphrase import paraphrases, question_forms
-from advisor.faq.store import (FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
+from advisor.faq.store import (FAQ_KIND, FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
                                write_faq_store)
 from advisor.retrieval import Retriever, conflicts, known_profile
 from tests.openai_server import malformed, reply, settings_for
@@ -264,7 +265,7 @@ def test_sweep_arithmetic_on_a_hand_made_case():
     assert calls == {"faq": 1, "doc": 1}  # searched once, every threshold is arithmetic
     by = {p.threshold: p for p in points}
     # 0.6: q1 FAQ right (1), q2 FAQ wrong (0), q3 FAQ wrong (0), q4 documents (absent: 0)
-    assert by[0.6] == SweepPoint(0.6, (1 + 0 + 0 + 0) / 4, 3 / 4, 1 / 3, 4)
+    assert by[0.6] == SweepPoint(0.6, (1 + 0 + 0 + 0) / 4, 3 / 4, 1 / 3, 4, faq_recall=1 / 2)
     # 0.8: q3 falls through to the documents, gold at rank 4
     assert by[0.8].mrr == pytest.approx((1 + 0 + 1 / 4 + 0) / 4) and by[0.8].faq_precision == 1 / 2
     # 0.85: a score equal to the threshold is still answered by the FAQ
@@ -272,8 +273,35 @@ def test_sweep_arithmetic_on_a_hand_made_case():
     # 0.9: only q1 stays with the FAQ; q2 gets its documents rank 1
     assert by[0.9].mrr == pytest.approx((1 + 1 + 1 / 4 + 0) / 4) and by[0.9].faq_precision == 1.0
     # above 1: the FAQ tier is off, q1's gold is second in the documents
-    assert by[1.01] == SweepPoint(1.01, (1 / 2 + 1 + 1 / 4 + 0) / 4, 0.0, None, 4)
+    assert by[1.01] == SweepPoint(1.01, (1 / 2 + 1 + 1 / 4 + 0) / 4, 0.0, None, 4, faq_recall=0.0)
     assert choose(points) == 0.9
+
+
+def test_a_document_question_answered_by_an_entry_its_own_text_states_is_answered_right():
+    # the field-practice page's "학기제 현장실습" section, and the FAQ entry that restates it
+    section = "학기제 현장실습 은 한 학기 동안 기업 에서 일하며 최대 12 학점 을 인정받는 제도 입니다"
+    queries = [CalibrationQuery("학기제 현장실습 알려주세요", "field.html", {}, "document", gold_text=section),
+               CalibrationQuery("졸업인증제 알려주세요", "cert.html", {}, "document", gold_text="영어 졸업인증 토익 700 점")]
+    restates = FAQMatch(FAQEntry("faq#fp-1", "학기제 현장실습은?", "한 학기 동안 기업 에서 일하며 12 학점 인정",
+                                 "faq#fp-1", (), {}, "seed"), 0.8, 1)
+    other = FAQMatch(FAQEntry("faq#cr-5", "졸업 학점은?", "총 130 학점 이상 이수 교양 36 학점", "faq#cr-5", (), {}, "seed"), 0.8, 1)
+    stated = answer_stated(lambda texts: [t.split() for t in texts])
+    outcomes = evaluate(queries, lambda batch: [restates, other], lambda batch: [1, 1], stated)
+    assert [o.faq_correct for o in outcomes] == [True, False]
+    # without the check only the gold URL is right, as before
+    assert [o.faq_correct for o in evaluate(queries, lambda b: [restates, other], lambda b: [1, 1])] == [False, False]
+    # an FAQ paraphrase is right only with its own entry, whatever its text
+    paraphrase = [CalibrationQuery("현장실습 학점?", "faq#fp-2", {}, "faq", gold_text=section)]
+    assert not evaluate(paraphrase, lambda b: [restates], lambda b: [None], stated)[0].faq_correct
+
+
+def test_answer_stated_wants_most_words_every_number_and_something_to_check():
+    stated = answer_stated(lambda texts: [t.split() for t in texts])
+    text = "복학 첫 학기 등록금 의 30 % 를 복학생 정착장학금 으로 지급"
+    assert stated("복학 첫 학기 등록금 30 정착장학금", text)
+    assert not stated("복학 첫 학기 등록금 50 정착장학금", text)  # a number the text does not state
+    assert not stated("복학 첫 교양 전공 학점 이수", text)  # most words missing
+    assert not stated("네 가능", "네 가능 합니다")  # too little to check
 
 
 def test_choose_prefers_the_higher_threshold_on_ties():
@@ -333,6 +361,8 @@ def test_calibration_on_the_demo_build(calibration, seeds):
     # the FAQ tier answers fewer queries as the threshold rises
     shares = [p.faq_share for p in calibration.points]
     assert shares == sorted(shares, reverse=True)
+    recalls = [p.faq_recall for p in calibration.points]
+    assert recalls == sorted(recalls, reverse=True) and 0 < chosen.faq_recall <= 1
     json.dumps(calibration.as_dict())  # recordable as is
 
 
@@ -428,18 +458,35 @@ def test_source_chunks_are_the_non_faq_chunks(build):
 def test_calibration_splits_do_not_depend_on_the_host_the_site_was_crawled_from():
     # the demo and the tests serve the same site on different ports: the same documents must fall
     # in the same half with the same question forms, or the threshold changes with the port
-    from types import SimpleNamespace
-
-    from advisor.faq.calibrate import document_queries
-
     def build_on(port: int):
         urls = [f"http://127.0.0.1:{port}/academics/page{i}.html" for i in range(40)]
-        chunks = pl.DataFrame({"doc_url": urls, "title": [f"안내 {i}번" for i in range(40)], "kind": ["html"] * 40,
-                               "heading_path": [[f"항목 {i}"] for i in range(40)]})
-        collection = SimpleNamespace(chunks=chunks, applies_to=[{}] * 40)
-        return SimpleNamespace(collections={"static": collection}, schema=SCHEMA)
+        return _build_of(urls, [f"안내 {i}번" for i in range(40)], [[f"항목 {i}"] for i in range(40)],
+                         [f"본문 {i}" for i in range(40)])
 
     for half in (0, 1):
         texts = [[(q.text, q.gold.split("/", 3)[-1]) for q in document_queries(build_on(port), seed=0, half=half)]
                  for port in (8765, 54321)]
         assert texts[0] == texts[1] and 0 < len(texts[0]) < 40
+
+
+def _build_of(urls, titles, headings, texts, kinds=None):
+    """A stand-in IndexBuild of one collection with these chunks (what document_queries reads)."""
+    from types import SimpleNamespace
+
+    chunks = pl.DataFrame({"doc_url": urls, "title": titles, "kind": kinds or ["html"] * len(urls),
+                           "heading_path": headings, "text": texts})
+    return SimpleNamespace(collections={"static": SimpleNamespace(chunks=chunks, applies_to=[{}] * len(urls))},
+                           schema=SCHEMA)
+
+
+def test_a_document_question_carries_the_text_of_every_chunk_of_its_topic():
+    page = "http://x/field.html"
+    build = _build_of([page, page, page, "http://x/faq.html"], ["현장실습 안내"] * 3 + ["FAQ"],
+                      [["학기제 현장실습"], ["학기제 현장실습"], ["지원금"], ["현장실습"]],
+                      ["한 학기 동안 일합니다.", "최대 12학점을 인정합니다.", "월 100만 원을 지급합니다.", "FAQ 답변"],
+                      kinds=["html", "html", "html", FAQ_KIND])
+    queries = {q.text: q for q in document_queries(build)}
+    assert len(queries) == 2  # one per (document, topic); the FAQ page's chunk makes none
+    by_topic = {("학기제" in text): q for text, q in queries.items()}
+    assert by_topic[True].gold_text == "한 학기 동안 일합니다.\n최대 12학점을 인정합니다."
+    assert by_topic[False].gold_text == "월 100만 원을 지급합니다." and by_topic[False].gold == page

@@ -251,3 +251,23 @@ def test_a_crash_mid_write_leaves_no_half_written_history(site, tmp_path, monkey
         "run-1", "run-3"]
     with connect(tmp_path) as con:
         assert drift(con, DOCUMENTS) == {"current_rows_without_version": 0, "open_versions_without_current_row": 0}
+
+
+def test_a_lakehouse_made_before_the_sweep_recorded_faq_recall_gains_the_column(tmp_path):
+    import duckdb
+
+    from advisor.lakehouse import LAKEHOUSE_FILE
+
+    old = duckdb.connect(str(tmp_path / LAKEHOUSE_FILE))  # the table as lakehouses of 2026-12-04 have it
+    old.execute("CREATE TABLE faq_threshold_sweep (build_id VARCHAR NOT NULL, threshold DOUBLE NOT NULL, mrr DOUBLE NOT NULL, "
+                "faq_share DOUBLE NOT NULL, faq_precision DOUBLE, queries INTEGER NOT NULL, chosen BOOLEAN NOT NULL, "
+                "embedder VARCHAR NOT NULL, PRIMARY KEY (build_id, threshold))")
+    old.execute("INSERT INTO faq_threshold_sweep VALUES ('b1', 0.5, 0.8, 0.5, 0.9, 10, true, 'lsa')")
+    old.close()
+    with connect(tmp_path) as con:
+        assert con.execute("SELECT build_id, faq_recall FROM faq_threshold_sweep").fetchall() == [("b1", None)]
+        con.execute("INSERT INTO faq_threshold_sweep BY NAME SELECT 'b2' AS build_id, 0.6 AS threshold, 0.8 AS mrr, "
+                    "0.4 AS faq_share, 0.95 AS faq_precision, 10 AS queries, true AS chosen, 'lsa' AS embedder, "
+                    "0.7 AS faq_recall")
+    with connect(tmp_path) as con:  # opening again changes nothing
+        assert con.execute("SELECT faq_recall FROM faq_threshold_sweep ORDER BY build_id").fetchall() == [(None,), (0.7,)]

@@ -7,7 +7,10 @@ MRR of the TWO-TIER system on generated queries is kept:
 - FAQ queries: paraphrases of every seed FAQ question (gold: the entry's URL), asked by a student
   the entry applies to;
 - document queries: questions made from the titles / headings of non-FAQ chunks (gold: the
-  chunk's doc_url), whose answer is not in the FAQ, so the FAQ tier should let them through;
+  chunk's doc_url). The FAQ tier should let them through, unless the entry it would answer with
+  states what those chunks state (`answer_stated`): an office's FAQ often restates its pages
+  ("학기제 현장실습은 무엇인가요?" beside the field-practice page's "학기제 현장실습" section), and such
+  an entry answers the heading's question as well as the page does;
 - off-topic queries: campus life no advising corpus covers (`advisor.faq.fit.OFFTOPIC_TOPICS`);
   the FAQ tier must let them through too (scored 1 when it does, 0 when it answers).
 
@@ -52,6 +55,9 @@ OFFTOPIC = "offtopic"
 # finds the FAQ page too) and so pushed the threshold to the top of the grid.
 MIN_PRECISION = 0.90
 MRR_TOLERANCE = 0.01  # what the two-tier MRR may lose to more verbatim answers
+# An FAQ answer a document query's own chunks state is a right answer to it (`answer_stated`):
+# most of the answer's key words and all its numbers in those chunks
+STATED_SHARE, STATED_MIN_WORDS = 0.8, 3
 FIT, CALIBRATE = 0, 1  # the two splits: position parity of a paraphrase, half of documents / off-topic
 
 Tokenize = Callable[[list[str]], list[list[str]]]
@@ -63,6 +69,7 @@ class CalibrationQuery:
     gold: str  # the source URL whose content answers it
     profile: dict  # the asking student (canonical values)
     kind: str  # "faq" (a paraphrased FAQ question) | "document" (answer only in the documents) | "offtopic"
+    gold_text: str = ""  # a document query's: the text of the chunks it was made from
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,7 @@ class SweepPoint:
     faq_share: float  # share of queries the FAQ tier answers
     faq_precision: float | None  # share of those FAQ answers that are right (None: it answered none)
     queries: int
+    faq_recall: float | None = None  # share of the FAQ paraphrases answered verbatim with their entry (None: none asked)
 
 
 @dataclass
@@ -125,9 +133,12 @@ FAQSearch = Callable[[Sequence[CalibrationQuery]], Sequence[FAQMatch | None]]
 DocRank = Callable[[Sequence[CalibrationQuery]], Sequence[int | None]]
 
 
-def evaluate(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_rank: DocRank) -> list[QueryOutcome]:
+def evaluate(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_rank: DocRank,
+             stated: Callable[[str, str], bool] | None = None) -> list[QueryOutcome]:
     """Each query through both tiers once. faq_search: the best eligible FAQ match per query (None
-    when nothing is eligible); doc_rank: the 1-based rank of the gold in the documents (None: absent)."""
+    when nothing is eligible); doc_rank: the 1-based rank of the gold in the documents (None: absent);
+    stated(answer, gold_text): does a document query's own text state that FAQ answer (None: never,
+    only the gold URL is right)."""
     queries = list(queries)
     best = list(faq_search(queries))
     ranks = list(doc_rank(queries))
@@ -140,7 +151,8 @@ def evaluate(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_ran
         outcomes.append(QueryOutcome(
             kind=query.kind,
             faq_score=None if match is None else float(match.score),
-            faq_correct=match is not None and match.entry.source_url == query.gold,
+            faq_correct=match is not None and (match.entry.source_url == query.gold or (
+                stated is not None and query.kind == "document" and stated(match.entry.answer, query.gold_text))),
             # an off-topic query is right wherever the FAQ tier lets it go (no entry answers it)
             doc_rr=1.0 if query.kind == OFFTOPIC else (0.0 if rank is None else 1.0 / rank),
         ))
@@ -150,17 +162,20 @@ def evaluate(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_ran
 def point_at(outcomes: Sequence[QueryOutcome], threshold: float) -> SweepPoint:
     if not outcomes:
         raise ValueError("no queries to compute an MRR on")
-    total, answered, correct = 0.0, 0, 0
+    total, answered, correct, paraphrases_right = 0.0, 0, 0, 0
     for o in outcomes:
         if o.faq_score is not None and o.faq_score >= threshold:
             answered += 1
             correct += o.faq_correct
+            paraphrases_right += o.faq_correct and o.kind == "faq"
             total += 1.0 if o.faq_correct else 0.0
         else:
             total += o.doc_rr
     n = len(outcomes)
+    paraphrases = sum(o.kind == "faq" for o in outcomes)
     return SweepPoint(threshold=threshold, mrr=total / n, faq_share=answered / n,
-                      faq_precision=correct / answered if answered else None, queries=n)
+                      faq_precision=correct / answered if answered else None, queries=n,
+                      faq_recall=paraphrases_right / paraphrases if paraphrases else None)
 
 
 def sweep(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_rank: DocRank,
@@ -184,8 +199,10 @@ def choose_precise(points: Sequence[SweepPoint], min_precision: float = MIN_PREC
     queries (FAQ paraphrases, document and off-topic questions) AND whose two-tier MRR is within
     `mrr_tolerance` of the best threshold's: as many verbatim answers as the precision allows, as
     long as answering them does not cost the system the right documents (an FAQ entry that
-    intercepts a question the documents answer better for this student). None qualifies: the
-    maximum-MRR one (`choose`)."""
+    intercepts a question the documents answer better for this student). Not raised where the
+    generated paraphrases stop gaining (`faq_recall` flat): a student's wording scores lower than
+    a rule paraphrase, so the lower threshold still answers students the rules no longer tell
+    apart. None qualifies: the maximum-MRR one (`choose`)."""
     if not points:
         raise ValueError("no sweep points to choose from")
     best = max(p.mrr for p in points)
@@ -238,25 +255,44 @@ def faq_queries(store: FAQStore, paraphrases_of: Callable[[str, str], Sequence[s
 
 def document_queries(build: IndexBuild, seed: int = 0, half: int | None = None) -> list[CalibrationQuery]:
     """One question per distinct (document, topic) of the non-FAQ chunks, the topic being the
-    document title with the chunk's deepest heading when that adds something. `half` (0 or 1):
-    only the documents of that half (split by a hash of the URL)."""
-    out, seen = [], set()
+    document title with the chunk's deepest heading when that adds something; its gold_text is
+    the text of every chunk of that topic. `half` (0 or 1): only the documents of that half (split
+    by a hash of the URL)."""
+    first: dict[tuple[str, str], tuple[str, dict]] = {}  # (doc_url, topic) -> (question, profile)
+    texts: dict[tuple[str, str], list[str]] = {}
     for collection in build.collections.values():
         chunks = collection.chunks
-        for row, (doc_url, title, kind, headings) in enumerate(zip(
+        for row, (doc_url, title, kind, headings, text) in enumerate(zip(
                 chunks["doc_url"].to_list(), chunks["title"].to_list(), chunks["kind"].to_list(),
-                chunks["heading_path"].to_list())):
+                chunks["heading_path"].to_list(), chunks["text"].to_list())):
             if kind == FAQ_KIND or (half is not None and _stable_index(f"split\x00{site_key(doc_url)}", 2) != half):
                 continue
             topic = _topic(title, list(headings or ()))
-            if not topic or (doc_url, topic) in seen:
+            if not topic:
                 continue
-            seen.add((doc_url, topic))
-            forms = question_forms(topic)
-            pick = _stable_index(f"{seed}\x00{site_key(doc_url)}\x00{topic}", len(forms))
-            profile = student_for(collection.applies_to[row], build.schema)
-            out.append(CalibrationQuery(forms[pick], doc_url, profile, "document"))
-    return out
+            key = (doc_url, topic)
+            if key not in first:
+                forms = question_forms(topic)
+                pick = _stable_index(f"{seed}\x00{site_key(doc_url)}\x00{topic}", len(forms))
+                first[key] = (forms[pick], student_for(collection.applies_to[row], build.schema))
+            texts.setdefault(key, []).append(text or "")
+    return [CalibrationQuery(question, doc_url, profile, "document", "\n".join(texts[(doc_url, topic)]))
+            for (doc_url, topic), (question, profile) in first.items()]
+
+
+def answer_stated(key_words: Tokenize) -> Callable[[str, str], bool]:
+    """stated(answer, text): does `text` state the FAQ `answer`: at least STATED_SHARE of the
+    answer's distinct key words (Kiwi) in it, every number among them, and at least
+    STATED_MIN_WORDS of them (a bare "네, 가능합니다." states nothing checkable)."""
+
+    def stated(answer: str, text: str) -> bool:
+        answer_words, text_words = (set(words) for words in key_words([answer, text]))
+        if len(answer_words) < STATED_MIN_WORDS:
+            return False
+        numbers = {w for w in answer_words if any(ch.isdigit() for ch in w)}
+        return numbers <= text_words and len(answer_words & text_words) >= STATED_SHARE * len(answer_words)
+
+    return stated
 
 
 def _topic(title: str | None, headings: list[str]) -> str:
@@ -364,7 +400,8 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
     queries = splits[CALIBRATE]
     if not queries:
         raise ValueError("no calibration queries: the build has no FAQ entries and no documents")
-    outcomes = evaluate(queries, store_search(store, build.embedder, tokenize, key_words), retriever_rank(retriever, k))
+    outcomes = evaluate(queries, store_search(store, build.embedder, tokenize, key_words), retriever_rank(retriever, k),
+                        answer_stated(key_words))
     grid = list(thresholds) if thresholds is not None else grid_for([o.faq_score for o in outcomes])
     points = [point_at(outcomes, t) for t in grid]
     count = lambda kind: sum(q.kind == kind for q in queries)  # noqa: E731

@@ -245,6 +245,7 @@ CREATE TABLE IF NOT EXISTS faq_threshold_sweep ( -- URAG tier-1 threshold calibr
     queries        INTEGER NOT NULL,
     chosen         BOOLEAN NOT NULL,
     embedder       VARCHAR NOT NULL,
+    faq_recall     DOUBLE,                  -- share of the FAQ paraphrases answered verbatim with their entry
     PRIMARY KEY (build_id, threshold)
 );
 
@@ -304,6 +305,8 @@ def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
+    # a column added after lakehouses were made (CREATE TABLE IF NOT EXISTS leaves an old table as it was)
+    con.execute("ALTER TABLE faq_threshold_sweep ADD COLUMN IF NOT EXISTS faq_recall DOUBLE")
     con.execute(LLM_SCHEMA)
     con.execute(EMBEDDING_CACHE_DDL)
     history.ensure_history(con)  # versions tables (migrated on first open), build chunks, lineage views
