@@ -570,3 +570,30 @@ def test_a_smalltalk_prediction_goes_to_answering_only_as_a_request_about_the_in
     assert classify("주말에 뭐 하지?", chat, names_a_topic)[0] == "smalltalk"  # a question about nothing the build covers
     # without a build to ask, smalltalk stays smalltalk: every unknown word would look like a topic
     assert classify("학적부 증명사진 바꾸는 법", chat)[0] == "smalltalk"
+
+
+@pytest.mark.parametrize("text", ["코로나 걸려서 시험 못 봤어요", "입원해서 수업 못 갔어요", "예비군 때문에 결석했습니다",
+                                  "I was sick and missed the exam", "할머니 장례 때문에 시험 못 봐요"])
+def test_a_reason_for_missing_an_exam_or_class_is_reported(text):
+    from advisor.intents.meta import reports_absence
+
+    assert reports_absence(text)
+
+
+@pytest.mark.parametrize("text", ["오늘 시험 못 봤어 너무 어려웠어", "시험 망했어 ㅠㅠ", "수업 너무 졸려요", "I failed my exam lol"])
+def test_a_bad_day_is_no_reason_for_missing_anything(text):
+    from advisor.intents.meta import reports_absence
+
+    assert not reports_absence(text)
+
+
+def test_a_reason_for_missing_something_the_institution_rules_on_goes_to_answering():
+    from advisor.intents.route import classify
+
+    chat = _Predicting("smalltalk")
+    names_a_topic = lambda text: "시험" in text  # noqa: E731 - the build's vocabulary
+    intent, trace = classify("코로나 걸려서 시험 못 봤어요", chat, names_a_topic)
+    assert coarse(intent) == "information" and trace["request_about_a_topic"]
+    assert classify("감기 걸려서 너무 힘들어", chat, names_a_topic)[0] == "smalltalk"  # nothing the build covers
+    assert classify("오늘 시험 못 봤어 너무 어려웠어", chat, names_a_topic)[0] == "smalltalk"  # a bad day, no reason
+    assert classify("코로나 걸려서 시험 못 봤어요", chat)[0] == "smalltalk"  # no build to ask

@@ -519,3 +519,24 @@ def asks_something(text: str) -> bool:
     if any(t in _ASKING_EN for t in tokens[:2]) or any(t in ("what", "where", "when", "how") for t in tokens):
         return True
     return _ASKING_KO.search(" ".join(t for t in tokens if _is_hangul(t))) is not None
+
+
+# --- does a message report a reason for missing something? ----------------------------------------
+
+# Illness, injury, bereavement and duties that excuse a student from an exam or a class: stated
+# beside something the university rules on ("코로나 걸려서 시험 못 봤어요", "입원해서 수업 못 갔어요"),
+# a request for the procedure (make-up exam, excused absence) without a question word. "시험 못
+# 봤어" alone may mean "did badly" and stays a remark
+_ABSENCE_KO = re.compile(r"아파|아팠|아픈|아프|코로나|감기|독감|몸살|장염|입원|수술|병원|다쳐|다쳤|부상|확진|격리|"
+                         r"교통사고|장례|상을당|조문|예비군|병결|결석")
+_ABSENCE_EN = frozenset({"sick", "ill", "covid", "flu", "hospital", "hospitalized", "injured", "surgery", "funeral",
+                         "quarantine", "quarantined", "absent", "absence"})
+
+
+def reports_absence(text: str) -> bool:
+    """Does the message give a reason a student missed, or will miss, an exam or a class (illness,
+    injury, a funeral, military training)?"""
+    tokens = _tokens(text)
+    if any(t in _ABSENCE_EN for t in tokens):
+        return True
+    return _ABSENCE_KO.search("".join(t for t in tokens if _is_hangul(t))) is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
 from advisor.intents.meta import (asks_leave_to_ask, asks_something, is_greeting_only, is_meta_question,
-                                  is_personal_chat, is_social_request, strip_greeting,
+                                  is_personal_chat, is_social_request, reports_absence, strip_greeting,
                                   words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
 
@@ -62,11 +62,12 @@ def classify(message: str, classifier, names_a_topic=None) -> tuple[str, dict]:
         # answering meets its "not in my material" fallback
         intent = max(INFORMATION_INTENTS, key=lambda i: prediction.scores.get(i, 0.0))
         trace["not_about_the_assistant"] = True
-    elif intent == "smalltalk" and names_a_topic is not None and asks_something(text) and (
+    elif intent == "smalltalk" and names_a_topic is not None and (asks_something(text) or reports_absence(text)) and (
             outside := words_outside_assistant_lexicon(text, classifier.assistant_words)) and names_a_topic(
             " ".join(outside)):
         # "학적부 증명사진 바꾸는 법", "아파서 기말고사 못 봤어요 어떡하죠": a request about something the
-        # material covers, however chatty its wording; a remark ("시험 망했어 ㅠㅠ") stays smalltalk.
+        # material covers, however chatty its wording, and so is a reason for missing it stated
+        # without a question ("코로나 걸려서 시험 못 봤어요"); a remark ("시험 망했어 ㅠㅠ") stays smalltalk.
         # Only with a build to ask: without one, every unknown word would look like a topic
         intent = max(INFORMATION_INTENTS, key=lambda i: prediction.scores.get(i, 0.0))
         trace["request_about_a_topic"] = True
