@@ -228,7 +228,9 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     "do you store the messages I typed?", "너 똑똑해?", "너한테 입력한 거 지워져?",
     # a bot named in Latin inside a Korean frame, a bot confirmed, age, a language alone, a "?" alone
     "너 gpt야?", "챗봇 맞죠?", "너 몇 살이야", "너 말 믿어도 됨?", "중국어 가능해요?", "영어도 돼?", "u a human?",
-    "상담 시간 외에도 답변 가능?"])
+    "상담 시간 외에도 답변 가능?",
+    # when its material was last updated, and whom it serves
+    "너 업데이트 언제 됐어?", "너 정보 언제 업데이트됐어?", "넌 정보대학 학생만 도와주니?", "너 학생들 도와주는 봇이야?"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -238,7 +240,9 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     "저기요 챗봇님", "AI가 뭔지 설명하는 교양 과목 있어?", "로봇공학과 주말 특강 답변 언제 와요?",
     # no word refers to the assistant: whose data, whose records, is not said
     "is my data stored", "where are grades recorded?", "제가 입력한 거 저장돼요?",
-    "챗봇아 안녕", "중국어 강의 있어요?", "영어 성적 몇 점 필요해요?"])
+    "챗봇아 안녕", "중국어 강의 있어요?", "영어 성적 몇 점 필요해요?",
+    # the same words about the student's own affairs
+    "너 장학금 신청 됐어?", "봇아 내 휴학 처리 됐어?", "학생증 언제 됐어?", "학생 식당 몇 시까지 해?"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 
