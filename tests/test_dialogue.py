@@ -167,6 +167,14 @@ def test_stated_values_are_not_asked_again(advisor):
     assert reply.trace["search_text"] == "졸업하려면 전공 몇 학점 들어야 해요?"
 
 
+def test_the_faq_tier_reads_the_group_the_student_names(advisor):
+    # "신입생" states the student's grade and leaves the search text, but the entry's own question
+    # names the group as the student does: the FAQ tier compares the question as asked
+    reply = advisor.respond(advisor.new_session(), message="신입생도 첫 학기에 휴학 돼요?")
+    assert reply.tier == "faq" and reply.trace["faq_entry"].endswith("#rec-05")
+    assert "신입생" not in reply.trace["search_text"]
+
+
 def test_what_the_best_passages_depend_on_is_written_when_known(advisor):
     """With every value known up front (the oracle setting), the prefix writes what the best
     passages for anyone depend on, as the evidence question would have made it in deployment."""

@@ -95,7 +95,7 @@ def a_session() -> Session:
     pending = Pending(message="졸업하려면 전공 몇 학점?", intent="graduation", stage="evidence",
                       asked=("major_type", "admission_year"), questions_so_far=2,
                       relevant=frozenset({"department", "major_type"}), search_text="졸업 전공 학점",
-                      differing=frozenset({"major_type", "department"}), pages_differing=frozenset({"major_type"}),
+                      faq_text="컴퓨터학과 졸업 전공 학점", differing=frozenset({"major_type", "department"}), pages_differing=frozenset({"major_type"}),
                       trace={"time_sensitive_llm": True, "questions": [{"attribute": "major_type"}],
                              "glossary": [{"english": "credits", "korean": "학점"}], "last_retrieval": object()})
     return Session(known={"department": "CS", "admission_year": 2021}, declined={"grade", "student_status"},
@@ -120,10 +120,15 @@ def test_a_session_survives_json_with_its_types():
     assert pending.pages_differing == frozenset({"major_type"}) and isinstance(pending.pages_differing, frozenset)
     assert (pending.message, pending.intent, pending.stage, pending.questions_so_far, pending.search_text) == (
         original.pending.message, "graduation", "evidence", 2, "졸업 전공 학점")
+    assert pending.faq_text == "컴퓨터학과 졸업 전공 학점" and pending.faq_query == pending.faq_text
     # what the engine reads back on a later turn is kept; the evaluation trace is not
     assert pending.trace == {"time_sensitive_llm": True, "glossary": [{"english": "credits", "korean": "학점"}]}
     assert through_json(copy).to_dict() == copy.to_dict()
     assert through_json(Session()).to_dict() == Session().to_dict()
+    # a record stored before the FAQ tier kept its own text reads as "the FAQ compares the query"
+    record = copy.to_dict()
+    del record["pending"]["faq_text"]
+    assert Session.from_dict(record).pending.faq_query == "졸업 전공 학점"
 
 
 @pytest.mark.parametrize("record", [{}, {"format": 99}, {"format": 1, "known": {}}, [], "x"])

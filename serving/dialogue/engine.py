@@ -287,6 +287,7 @@ class Advisor:
                 session.declined.discard(name)
                 pending.relevant |= {name}
         if taken:
+            pending.faq_text = pending.query
             pending.search_text = self.stated.without(pending.query, taken)
             pending.trace["search_text"] = pending.search_text
         pending.trace["profiling"] = "rules" if initialized is None else "llm"
@@ -295,9 +296,11 @@ class Advisor:
             # the paper's flow for a question in another language: searched in the institution's
             # language, answered in the student's (the answerer gets the message as asked)
             pending.search_text = pending.trace["search_text"] = translated
+            pending.faq_text = ""  # the entries are compared in the institution's language
             self._in_build_words(pending)
         elif (glossed := self._glossed(pending, session, today)) is not None:
             pending.search_text = pending.trace["search_text"] = glossed
+            pending.faq_text = ""
             self._in_build_words(pending)
         qualifying = self._faq_matches(pending, session)
         # URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
@@ -698,7 +701,7 @@ class Advisor:
         threshold = self.thresholds.get("faq_threshold")
         if self.faq_store is None or threshold is None:
             return []
-        matches = self.faq_search(pending.query, session.known, hard=self.settings.hard_filter)
+        matches = self.faq_search(pending.faq_query, session.known, hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         return [m for m in matches if m.score >= threshold and not self._too_general(m.entry, pending)]

@@ -33,6 +33,10 @@ class Pending:
     # what is searched: the message without the words that state the student's own profile
     # (those are in the profile now); the message itself when it states nothing
     search_text: str = ""
+    # what the FAQ tier compares with the entries' questions: the search text before the profile
+    # words were taken out, since an entry's question names its group as the student does ("신입생은
+    # 첫 학기에 몇 학점까지 들을 수 있나요?"); empty: the query
+    faq_text: str = ""
     # the attributes the candidate answers differ by (serving/dialogue/variants.py): a general FAQ
     # entry does not answer such a question for everyone
     differing: frozenset[str] = frozenset()
@@ -44,18 +48,23 @@ class Pending:
     def query(self) -> str:
         return self.search_text or self.message
 
+    @property
+    def faq_query(self) -> str:
+        return self.faq_text or self.query
+
     def to_dict(self) -> dict:
         return {"message": self.message, "intent": self.intent, "stage": self.stage, "asked": list(self.asked),
                 "questions_so_far": self.questions_so_far, "relevant": sorted(self.relevant),
                 "trace": {name: self.trace[name] for name in TRACE_STATE if name in self.trace},
-                "search_text": self.search_text, "differing": sorted(self.differing),
+                "search_text": self.search_text, "faq_text": self.faq_text, "differing": sorted(self.differing),
                 "pages_differing": sorted(self.pages_differing)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Pending:
         return cls(message=data["message"], intent=data["intent"], stage=data["stage"], asked=tuple(data["asked"]),
                    questions_so_far=int(data["questions_so_far"]), relevant=frozenset(data["relevant"]),
-                   trace=dict(data["trace"]), search_text=data["search_text"], differing=frozenset(data["differing"]),
+                   trace=dict(data["trace"]), search_text=data["search_text"], faq_text=data.get("faq_text", ""),
+                   differing=frozenset(data["differing"]),
                    pages_differing=frozenset(data.get("pages_differing", data["differing"])))
 
 
