@@ -230,7 +230,9 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     "너 gpt야?", "챗봇 맞죠?", "너 몇 살이야", "너 말 믿어도 됨?", "중국어 가능해요?", "영어도 돼?", "u a human?",
     "상담 시간 외에도 답변 가능?",
     # when its material was last updated, and whom it serves
-    "너 업데이트 언제 됐어?", "너 정보 언제 업데이트됐어?", "넌 정보대학 학생만 도와주니?", "너 학생들 도와주는 봇이야?"])
+    "너 업데이트 언제 됐어?", "너 정보 언제 업데이트됐어?", "넌 정보대학 학생만 도와주니?", "너 학생들 도와주는 봇이야?",
+    # how to use it, who runs it, how much of the institution it knows
+    "너 어떻게 쓰는 거야 ㅋㅋ", "is this run by the school?", "do you know everything about the college?"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -242,7 +244,8 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     "is my data stored", "where are grades recorded?", "제가 입력한 거 저장돼요?",
     "챗봇아 안녕", "중국어 강의 있어요?", "영어 성적 몇 점 필요해요?",
     # the same words about the student's own affairs
-    "너 장학금 신청 됐어?", "봇아 내 휴학 처리 됐어?", "학생증 언제 됐어?", "학생 식당 몇 시까지 해?"])
+    "너 장학금 신청 됐어?", "봇아 내 휴학 처리 됐어?", "학생증 언제 됐어?", "학생 식당 몇 시까지 해?",
+    "is the library run by the school?", "do you know the college scholarship deadline?", "졸업논문 어떻게 쓰는 거야"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 
@@ -250,7 +253,8 @@ def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text)
 @pytest.mark.parametrize("text", [
     "장학금 관련해서도 물어봐도 돼?", "졸업 관련 질문도 받아요?", "전공 관련해서 질문해도 되나요?", "기숙사 얘기도 물어봐도 돼?",
     "너한테 수강신청 물어봐도 돼?", "장학금도 물어봐도 돼요?", "can I ask you about scholarships?",
-    "can you help me with course registration?", "정보대학 관련 질문만 받아?"])
+    "can you help me with course registration?", "정보대학 관련 질문만 받아?",
+    "너 학사 관련해서 아는 거 있어?", "휴학에 대해 아는 거 있어?"])
 def test_asking_leave_to_ask_about_a_topic_is_about_the_assistant(text):
     assert asks_leave_to_ask(text) and certain_intent(text) == ("ability", "leave_to_ask")
 
@@ -259,7 +263,8 @@ def test_asking_leave_to_ask_about_a_topic_is_about_the_assistant(text):
     "교수님께 질문해도 되나요?", "조교한테 물어봐도 되나요?",  # someone else asked
     "수업 중에 질문해도 돼요?", "수업시간에 질문도 가능한가요",  # no subject matter: about class
     "면접에서 어떤 질문도 받나요?", "휴학 언제까지 물어봐도 돼?", "can you help me with when to apply?",  # a fact asked
-    "성적 이의신청 문의도 가능한가요?", "졸업요건 알려줘", "시험 문제 물어보면 답해줘?"])
+    "성적 이의신청 문의도 가능한가요?", "졸업요건 알려줘", "시험 문제 물어보면 답해줘?",
+    "너 휴학 신청 언제인지 아는 거 있어?", "교수님이 아는 거 있을까?"])
 def test_questions_that_only_contain_asking_words_are_not_leave_to_ask(text):
     assert not asks_leave_to_ask(text)
 

@@ -212,7 +212,7 @@ _IDENTITY = re.compile(r"(?:chatbot|bot|똑똑|사람|인간|로봇|봇|인공�
 _CONFIRMS = re.compile(r"^(?:맞|맞죠|맞지|맞아|맞나|맞나요|맞아요|맞습니까|인가요|이신가요|신가요|이세요|세요|이에요|예요|에요|임|이지|지)$")
 _BOT_NOUN = re.compile(r"(?:챗봇|봇|로봇|인공지능|에이아이|ai|gpt|지피티|chatbot|bot)")
 _CAPABILITY = re.compile(r"(?:할수있|할수잇|할줄|수있|수잇|뭘알|뭐알|아는|알아|도와|도움|대답|답변|답장|답해|답할|답하|응답|물어|"
-                         r"질문|기능|사용법|쓰는법|어떻게써|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
+                         r"질문|기능|사용법|쓰는법|어떻게써|어떻게쓰|이용|범위|가능|어디까지|역할|용도|종류|분야|주제)")
 _AVAILABILITY = re.compile(r"(?:주말|밤|새벽|휴일|24시간|언제든|언제나|항상|방학|아무때나|쉬는날|계속|매일|몇시까지)")
 _RELIABILITY = re.compile(r"(?:정확|믿|틀|출처|최신|확실|업데이트|갱신|근거|자료|참고)")
 _PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관|입력|삭제|지워)")
@@ -246,6 +246,8 @@ PREDICATE_EN = {
     "clever", "intelligent", "learn", "train", "model", "llm", "chatgpt", "openai", "free", "cost", "sleep",
     "info", "information", "sources", "updated", "different", "difference", "official",
     "talk", "connect", "transfer", "advisor", "counselor", "staff", "someone",
+    # who runs it and how much of the institution it knows
+    "run", "runs", "operated", "operates", "school", "college", "university", "everything",
 }
 FUNCTION_EN = {
     "are", "is", "am", "want", "r", "a", "an", "the", "can", "could", "will", "would", "did", "me", "i", "my", "with",
@@ -471,7 +473,9 @@ def is_personal_chat(text: str) -> bool:
 _LEAVE_TO_ASK = re.compile(
     r"(?:물어봐도|물어봐두|물어보면|여쭤봐도|여쭤보면|질문해도|질문해두|질문하면|질문드려도|물어볼수있|질문할수있)"
     r"(?:돼|되|될|괜찮|가능|받|답|대답|알려)"
-    r"|(?:질문|물음)(?:도|만)?(?:받|가능|할수있|해도)")
+    r"|(?:질문|물음)(?:도|만)?(?:받|가능|할수있|해도)"
+    # what it knows of a subject ("학사 관련해서 아는 거 있어?")
+    r"|(?:아는거|아는게|알고있는거|알고있는게)(?:있|좀|많)")
 # someone else asked ("교수님께 질문해도 되나요?"): a question about the university, not the assistant
 _OTHER_ADDRESSEE = re.compile(r"(?<!너)(?<!당신)(?<!봇)(?:께|에게|한테)")
 # a question word asking for a fact: then the message asks for content, not leave
