@@ -131,6 +131,19 @@ def test_english_synonyms_are_whole_words_and_follow_the_documents():
     assert own.rewrite("when are the exams") == ("when are the exams", [])
 
 
+def test_an_english_inflection_the_documents_never_use_becomes_the_form_they_do():
+    v = CorpusVocabulary(["Who handles startup questions? You cannot take the test twice. Credits from studies abroad."],
+                         [[]], [])
+    for student, build in (("startups", "startup"), ("taking", "take"), ("credit", "credits"), ("study", "studies")):
+        text, rewrites = v.rewrite(f"about {student} please")
+        assert text == f"about {build} please" and [(r.student_word, r.build_word, r.rule) for r in rewrites] == [
+            (student, build, "inflection")]
+    # a form the documents use, a word with no inflection they use, and short words stay
+    assert v.rewrite("who handles the test") == ("who handles the test", [])
+    assert v.rewrite("borrowing a laptop") == ("borrowing a laptop", [])
+    assert v.inflection("tests") == "test" and v.inflection("us") is None
+
+
 def test_compact_text_keeps_the_spaces_between_english_words_only():
     from advisor.retrieval.vocabulary import compact
 

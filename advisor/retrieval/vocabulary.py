@@ -1,7 +1,7 @@
 """A student's words in the build's own words (docs/method.md §A online step 3): before a question is searched,
 a word the build's documents never use is replaced by the word they do use for the same thing.
 
-Two sources of "the same thing", both checked against the documents, so the rewrite adapts to each
+Three sources of "the same thing", each checked against the documents, so the rewrite adapts to each
 institution and never overrides its own vocabulary:
 
 - **abbreviations** students coin from a compound's first syllables ("융전" for 융합전공, "국장"
@@ -11,6 +11,8 @@ institution and never overrides its own vocabulary:
   (졸업가운 / 학위복, 인턴십 / 현장실습), written by hand from general knowledge of Korean
   universities. A member replaces the student's word only when the documents use that member and
   not the student's word.
+- **English inflections**: "startups" where the documents write "startup", "taking" where they
+  write "take"; the English words are kept as written by the tokenizer, so no other step folds them.
 
 Matching is on compact text (spaces removed, lower case): "영어 점수" and "영어점수" are one word
 here, as they are to a student. Pure logic: no Dagster, no Kiwi (the build's tokens are given).
@@ -29,13 +31,15 @@ from pathlib import Path
 THESAURUS_FILES = (Path(__file__).with_name("thesaurus_ko.txt"), Path(__file__).with_name("thesaurus_en.txt"))
 MIN_COMPOUND_COUNT = 2  # a compound seen once in the documents is too thin to read an abbreviation as
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
+_ENGLISH_WORD = re.compile(r"(?<![a-z'])[a-z]+(?![a-z'])")
+MIN_INFLECTED = 4  # shorter English words are too ambiguous to read an inflection off ("us", "bus")
 
 
 @dataclass(frozen=True)
 class Rewrite:
     student_word: str  # as the student wrote it
     build_word: str  # what the documents call it
-    rule: str  # "abbreviation" | "synonym"
+    rule: str  # "abbreviation" | "synonym" | "inflection"
 
 
 def load_thesaurus(path: Path | None = None) -> tuple[tuple[str, ...], ...]:
@@ -170,7 +174,23 @@ class CorpusVocabulary:
                 text, done = _replace_once(re.compile(rf"(?<![\uac00-\ud7a3]){re.escape(word)}"), compound, text)
                 if done:
                     rewrites.append(Rewrite(word, compound, "abbreviation"))
+        for word in dict.fromkeys(_ENGLISH_WORD.findall(text.lower())):
+            form = self.inflection(word)
+            if form is not None:
+                text, done = _replace_once(_spaced(word), form, text)
+                if done:
+                    rewrites.append(Rewrite(word, form, "inflection"))
         return text, rewrites
+
+    def inflection(self, word: str) -> str | None:
+        """The form of an English `word` the documents use, when they never use the student's:
+        "taking" -> "take", "startups" -> "startup", "credit" -> "credits". The likeliest of the
+        word's regular inflections the documents do use; None when they use the word, or none."""
+        if len(word) < MIN_INFLECTED or self.count(word):
+            return None
+        used = sorted(((self.count(form), form) for form in _inflections(word) if len(form) >= MIN_INFLECTED - 1),
+                      reverse=True)
+        return used[0][1] if used and used[0][0] > 0 else None
 
     def _members_in(self, query: str) -> list[tuple[str, list[tuple[str, ...]]]]:
         """(member, its groups in file order) for every thesaurus member in the query, longest first,
@@ -211,6 +231,25 @@ _LATIN_LETTER = re.compile(r"[a-z]")
 def _latin_edges(word: str) -> tuple[bool, bool]:
     """Does `word` (compact) begin, and end, with an English letter (then it is matched as a whole word)?"""
     return bool(_LATIN_LETTER.match(word[:1])), bool(_LATIN_LETTER.match(word[-1:]))
+
+
+def _inflections(word: str) -> list[str]:
+    """The regular inflections of an English word, both ways: the stem of a plural, a past or an
+    -ing form (a doubled consonant undone, a dropped e restored), the plural of a stem."""
+    forms: list[str] = []
+    if word.endswith(("ies", "ied")):
+        forms.append(word[:-3] + "y")
+    if word.endswith("es"):
+        forms += [word[:-2], word[:-1]]
+    elif word.endswith("s") and not word.endswith("ss"):
+        forms.append(word[:-1])
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix):
+            stem = word[:-len(suffix)]
+            forms += [stem, stem + "e"] + ([stem[:-1]] if len(stem) > 2 and stem[-1] == stem[-2] else [])
+    if not forms:  # a stem: its plural
+        forms = [word + "s", word + "es"] + ([word[:-1] + "ies"] if word.endswith("y") else [])
+    return list(dict.fromkeys(forms))
 
 
 def _compounds(token_lists: Iterable[Sequence[str]]) -> tuple[dict[str, Counter], set[str]]:
