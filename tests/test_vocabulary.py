@@ -144,6 +144,17 @@ def test_an_english_inflection_the_documents_never_use_becomes_the_form_they_do(
     assert v.inflection("tests") == "test" and v.inflection("us") is None
 
 
+def test_the_remembered_counts_stay_bounded_whatever_students_type(monkeypatch):
+    import advisor.retrieval.vocabulary as vocabulary_module
+
+    monkeypatch.setattr(vocabulary_module, "MAX_COUNTED", 5)
+    v = CorpusVocabulary(["take the test"], [[]], [])
+    for i in range(40):
+        assert v.count(f"word{i}") == 0
+        assert len(v._counts) <= 5
+    assert v.count("test") == 1 and v.count("test") == 1  # remembered or recounted, the same
+
+
 def test_compact_text_keeps_the_spaces_between_english_words_only():
     from advisor.retrieval.vocabulary import compact
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 THESAURUS_FILES = (Path(__file__).with_name("thesaurus_ko.txt"), Path(__file__).with_name("thesaurus_en.txt"))
 MIN_COMPOUND_COUNT = 2  # a compound seen once in the documents is too thin to read an abbreviation as
+MAX_COUNTED = 20_000  # words whose corpus count is remembered
 _HANGUL = re.compile(r"[\uac00-\ud7a3]+")
 _ENGLISH_WORD = re.compile(r"(?<![a-z'])[a-z]+(?![a-z'])")
 MIN_INFLECTED = 4  # shorter English words are too ambiguous to read an inflection off ("us", "bus")
@@ -82,6 +83,8 @@ class CorpusVocabulary:
         # (member, group) -> its own uses: the corpus never changes, and a scan of it per message
         # cost up to ~1 ms on the demo's 177K characters (more on a larger site)
         self._own_counts: dict[tuple[str, tuple[str, ...]], int] = {}
+        # word -> uses, for the same reason; keyed by what students type, so bounded (MAX_COUNTED)
+        self._counts: dict[str, int] = {}
 
     def _index(self) -> tuple[str, dict[str, Counter], frozenset[str]]:
         """(compact corpus text, abbreviation -> compounds, morphemes), built once, on first use
@@ -113,7 +116,13 @@ class CorpusVocabulary:
         word = compact(word)
         if not word:
             return 0
-        return sum(1 for _ in _positions(self._corpus, word)) if any(_latin_edges(word)) else self._corpus.count(word)
+        if (known := self._counts.get(word)) is None:
+            if len(self._counts) >= MAX_COUNTED:
+                self._counts.clear()  # a flood of unseen words costs a rescan, never unbounded memory
+            corpus = self._corpus
+            known = self._counts[word] = (sum(1 for _ in _positions(corpus, word)) if any(_latin_edges(word))
+                                          else corpus.count(word))
+        return known
 
     def expansion(self, word: str) -> str | None:
         """The compound a two-syllable word abbreviates, when the documents never use the word as a
@@ -188,6 +197,7 @@ class CorpusVocabulary:
         word's regular inflections the documents do use; None when they use the word, or none."""
         if len(word) < MIN_INFLECTED or self.count(word):
             return None
+        # a stem may be a letter shorter than the shortest word read ("uses" -> "use"), never two ("uses" -> "us")
         used = sorted(((self.count(form), form) for form in _inflections(word) if len(form) >= MIN_INFLECTED - 1),
                       reverse=True)
         return used[0][1] if used and used[0][0] > 0 else None
