@@ -260,6 +260,27 @@ def test_asking_leave_to_ask_about_a_topic_is_about_the_assistant(text):
 
 
 @pytest.mark.parametrize("text", [
+    "궁금한 거 있어요", "질문이 있습니다", "문의드릴 게 있는데요", "저 궁금한 게 있는데요", "여쭤볼 게 있어서 왔어요",
+    "질문 하나만 할게요", "안녕하세요 문의드립니다", "혹시 질문 좀 해도 될까요", "I have a question", "hello can i ask something",
+    "i have a quick question", "quick question"])
+def test_announcing_a_question_without_asking_it_is_about_the_assistant(text):
+    from advisor.intents.meta import announces_a_question
+
+    assert certain_intent(text) in (("ability", "announces_question"), ("ability", "meta_question"))
+    assert announces_a_question(strip_greeting(text) or text)
+
+
+@pytest.mark.parametrize("text", [
+    "질문 있는데 휴학은요?", "I have a question about scholarships", "장학금 문의드립니다", "궁금한 거 있어요 졸업요건",
+    "문의처가 어디예요?", "수업 질문 있어요", "can I ask my professor a question?", "문의 전화번호 알려줘",
+    "다음에 또 물어볼게요", "나중에 질문할게요"])  # a topic named, or the question put off
+def test_a_question_with_a_topic_or_put_off_is_no_announcement(text):
+    from advisor.intents.meta import announces_a_question
+
+    assert not announces_a_question(text)
+
+
+@pytest.mark.parametrize("text", [
     "교수님께 질문해도 되나요?", "조교한테 물어봐도 되나요?",  # someone else asked
     "수업 중에 질문해도 돼요?", "수업시간에 질문도 가능한가요",  # no subject matter: about class
     "면접에서 어떤 질문도 받나요?", "휴학 언제까지 물어봐도 돼?", "can you help me with when to apply?",  # a fact asked

@@ -466,6 +466,46 @@ def is_personal_chat(text: str) -> bool:
     return all(t in DAY_WORDS_EN for t in tokens) and any(t in DAY_STATES_EN for t in tokens)
 
 
+# --- "I have a question" -------------------------------------------------------------------------------
+
+# Announcing a question without asking it ("질문 있어요", "궁금한 게 있는데요", "문의드릴 게 있습니다",
+# "I have a question", "can I ask something?"): a student's usual opener. It names no topic, so the
+# classifier sent it to answering, where one generic word matched an entry ("I have a question" ->
+# the scholarship entry whose answer says "for any questions", at 0.95 on the real FAQ) or met
+# "not in my material". Like leave to ask, it is about the assistant: the ability reply says what
+# to ask. A closed class; one word of a topic ("질문 있는데 휴학은요?") and the rule is silent.
+ANNOUNCE_ANCHORS_KO = ("질문", "궁금", "문의", "여쭤", "여쭙", "여쭈", "물어볼", "물어보")
+ANNOUNCE_WORDS_KO = ANNOUNCE_ANCHORS_KO + (
+    "한", "하나", "하나만", "몇", "가지", "좀", "게", "거", "것", "점", "사항", "있", "있어", "있는데", "있습니다", "있어서",
+    "있다", "생겨서", "생겼어", "드릴", "드려", "드립니다", "드리고", "드리려고", "드리려", "왔어", "왔습니다", "왔는데",
+    "해서", "할게", "할께", "하려고", "하고", "싶어", "싶은데", "싶습니다", "싶어서", "잠깐", "잠시", "저", "제가", "저기",
+    "혹시", "려고", "려구", "는데", "데", "볼", "봐", "보고", "해도", "될까", "되나", "돼", "괜찮")
+ANNOUNCE_ANCHORS_EN = frozenset({"question", "questions", "ask", "query", "asking"})
+ANNOUNCE_WORDS_EN = ANNOUNCE_ANCHORS_EN | {
+    "i", "have", "got", "a", "quick", "small", "short", "few", "some", "one", "two", "can", "could", "may", "you",
+    "something", "anything", "please", "just", "need", "to", "want", "wanted", "would", "like", "if", "i've", "ive",
+    "there", "hi", "hello", "hey", "so", "um", "uh", "ok", "okay", "another", "more", "again"}
+_ANNOUNCE_KO = re.compile(rf"(?:{_alternation(ANNOUNCE_WORDS_KO + PARTICLES + ENDINGS + FILLERS_KO)})+")
+_ANNOUNCE_ANCHOR_KO = re.compile(_alternation(ANNOUNCE_ANCHORS_KO))
+
+
+def _announce_token(token: str) -> tuple[bool, bool]:
+    """(the token is question-announcing words only, it holds one of their anchors)."""
+    if _is_hangul(token):
+        whole = _ANNOUNCE_KO.fullmatch(token) is not None
+        return whole, whole and _ANNOUNCE_ANCHOR_KO.search(token) is not None
+    return token in ANNOUNCE_WORDS_EN, token in ANNOUNCE_ANCHORS_EN
+
+
+# a question put off ("다음에 또 물어볼게요": the fillers 다 + 음 + 에 read it whole): leaving, smalltalk
+_LATER = re.compile(r"(?:다음에|담에|나중에|이따|내일)")
+
+
+def announces_a_question(text: str) -> bool:
+    """Does the message only announce that a question follows ("질문 있어요", "I have a question")?"""
+    return _only_words_of(text, _announce_token) and _LATER.search("".join(_tokens(text))) is None
+
+
 # --- may I ask about X? ------------------------------------------------------------------------------
 
 # asking leave to ask ("장학금 관련해서도 물어봐도 돼?", "졸업 관련 질문도 받아요?"): about the assistant,

@@ -5,7 +5,8 @@ serving router and any evaluation that wants to measure routing as the student m
 from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
-from advisor.intents.meta import (asks_leave_to_ask, asks_something, is_greeting_only, is_meta_question,
+from advisor.intents.meta import (announces_a_question, asks_leave_to_ask, asks_something, is_greeting_only,
+                                  is_meta_question,
                                   is_personal_chat, is_social_request, reports_absence, strip_greeting,
                                   words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
@@ -14,7 +15,8 @@ from advisor.intents.not_sure import decide
 def certain_intent(message: str) -> tuple[str, str] | None:
     """(intent, rule) when a rule is certain whatever the backend: a message of greeting words only
     is a greeting; a question about the assistant itself, alone or behind a greeting, is ability,
-    and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?"); asking it for
+    and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?") or announcing a
+    question without asking it ("질문 있어요", "I have a question"); asking it for
     cheer, comfort, praise or a joke is smalltalk, and so is chat about the day, meals or moods.
     None otherwise (a greeting followed by a real question is left to the router: a question)."""
     if is_greeting_only(message):
@@ -26,6 +28,8 @@ def certain_intent(message: str) -> tuple[str, str] | None:
         return "ability", "greeting_then_meta_question"
     if asks_leave_to_ask(rest or message):
         return "ability", "leave_to_ask"
+    if announces_a_question(rest or message):
+        return "ability", "announces_question"
     if is_social_request(rest or message):
         return "smalltalk", "social_request"
     if is_personal_chat(rest or message):
