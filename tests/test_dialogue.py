@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from advisor.config import parse_config
-from serving.dialogue import profiling
+from serving.dialogue import profiling, templates
 from serving.dialogue.engine import Advisor, DialogueInputError, DialogueSettings, LLMTasks, open_advisor
 from serving.dialogue.evidence import follow_up_attributes, select_evidence
 from serving.dialogue.session import Pending, Session
@@ -165,6 +165,19 @@ def test_stated_values_are_not_asked_again(advisor):
     # who asks is in the profile now: searched as words, "컴퓨터학과 21학번" would pull in every page
     # naming the department or a year
     assert reply.trace["search_text"] == "졸업하려면 전공 몇 학점 들어야 해요?"
+
+
+@pytest.mark.parametrize("message,language", [("방법 알려줘", "ko"), ("신청 기간 언제예요?", "ko"), ("서류", "ko"),
+                                              ("how do I apply?", "en"), ("when is the deadline?", "en")])
+def test_a_question_that_names_no_topic_is_asked_what_it_is_about(advisor, message, language):
+    reply = advisor.respond(advisor.new_session(), message=message)
+    assert reply.type == "answer" and reply.tier == "template" and reply.answer_method == "clarify"
+    assert not reply.citations and reply.answer == templates.text("clarify", language)
+
+
+@pytest.mark.parametrize("message", ["휴학 신청 방법 알려줘", "장학금 신청 기간 언제예요?", "how do I apply for a leave of absence?"])
+def test_a_topic_beside_an_aspect_is_a_question(advisor, message):
+    assert advisor.respond(advisor.new_session(), message=message).answer_method != "clarify"
 
 
 def test_the_faq_tier_reads_the_group_the_student_names(advisor):

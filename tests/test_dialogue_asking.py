@@ -20,7 +20,7 @@ from advisor.config import parse_config
 from advisor.retrieval.profile import conflicts
 from advisor.retrieval.results import RetrievalResult, RetrievedChunk
 from serving.dialogue import variants
-from serving.dialogue.answerability import TermWeights, contains, coverage
+from serving.dialogue.answerability import TermWeights, contains, coverage, names_no_topic
 from serving.dialogue.engine import Advisor, label_variants
 from serving.dialogue.profiling import question_for
 
@@ -484,3 +484,11 @@ def test_no_evidence_question_when_the_leading_passage_is_for_everyone_and_answe
     ("Credits vary according to the schedule of your cohort.", True)])
 def test_an_answer_defers_only_with_a_verb_of_difference_or_per_group(answer, defers):
     assert variants.defers(answer) is defers
+
+
+def test_a_question_of_aspects_only_names_no_topic():
+    # key words as the engine passes them: interrogatives, request nouns and numbers already left out
+    assert names_no_topic(["신청", "기간"]) and names_no_topic(["방법"]) and names_no_topic(["Apply"])
+    assert names_no_topic([])  # nothing at all ("어떡해요?")
+    assert not names_no_topic(["휴학", "신청", "기간"]) and not names_no_topic(["컴퓨터학과", "연락처"])
+    assert not names_no_topic(["leave", "absence", "apply"])

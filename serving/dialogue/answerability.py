@@ -32,6 +32,26 @@ QUESTION_WORDS = frozenset({
 # stay ("졸업 기준" is a topic).
 REQUEST_WORDS = frozenset({"관련", "안내", "부탁", "문의", "질문", "궁금", "설명", "경우", "준비", "말씀", "요청", "답변"})
 NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS
+# Nouns (and, in English, verbs) that name an aspect of any topic, never a topic of their own:
+# "신청 기간", "방법", "서류", "연락처", "how do I apply?", "when is the deadline?". A question made
+# only of these (and of NOT_TOPICS) asks about nothing in particular, and any passage with the word
+# would "cover" it ("방법 알려줘" met a course description of reinforcement-learning methods). A
+# closed class of the language; a topic beside them ("휴학 신청 기간") and the question is one.
+ASPECT_WORDS = frozenset({
+    "정보", "방법", "신청", "기간", "서류", "연락처", "문의처", "일정", "절차", "내용", "자료", "기한", "마감", "장소", "위치",
+    "담당", "부서", "비용", "조건", "자격", "기준", "날짜", "시간", "사항", "결과", "발표", "변경", "취소", "제출", "접수",
+    "확인", "필요", "가능", "여부", "거", "것", "이거", "그거", "저거", "이것", "그것", "도움", "답", "처리", "하나",
+    "information", "info", "apply", "application", "deadline", "deadlines", "contact", "document", "documents",
+    "form", "forms", "process", "procedure", "schedule", "date", "dates", "requirement", "requirements", "place",
+    "office", "cost", "fee", "fees", "condition", "conditions", "go", "get", "find", "need", "know", "help", "submit",
+    "result", "results", "change", "cancel", "detail", "details", "more", "tell", "thing", "things", "stuff",
+})
+
+
+def names_no_topic(key_words: Sequence[str]) -> bool:
+    """Does a question whose key words (numbers and NOT_TOPICS left out) are `key_words` name no
+    topic, only aspects of one or nothing at all ("신청 기간 알려줘", "how do I apply?")?"""
+    return all(word.lower() in ASPECT_WORDS for word in key_words)
 
 
 class TermWeights:

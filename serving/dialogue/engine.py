@@ -49,7 +49,7 @@ from advisor.retrieval.glossary import shipped_glossary
 from advisor.retrieval.vocabulary import CorpusVocabulary
 from serving.answer.language import language_of, material_note, own_language_first, reply_language
 from serving.dialogue import profiling, templates, variants
-from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, contains, coverage
+from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, contains, coverage, names_no_topic
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
@@ -269,6 +269,12 @@ class Advisor:
                                                          institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
                          trace={"routing": routing})
+        if names_no_topic(self._key_words(spaced or message)):
+            # "신청 기간 알려줘", "how do I apply?": an aspect of no topic in particular; any passage with
+            # the word would look like an answer, so ask what it is about instead
+            return Reply("answer", answer=templates.text("clarify", reply_language(message, self.language)),
+                         intent=intent, tier="template", answer_method="clarify", profile_used=dict(session.known),
+                         trace={"routing": routing, "no_topic": True})
         pending = Pending(message=message, intent=intent, stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
         if spaced:

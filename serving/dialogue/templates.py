@@ -10,6 +10,8 @@ _KO = {
                 "예: \"졸업하려면 전공 몇 학점이 필요한가요?\", \"복학생 장학금이 있나요?\" "
                 "답이 학과·학번 등에 따라 다르면 꼭 필요한 것만 버튼으로 여쭤봅니다. 입력하신 정보는 이 대화에서만 쓰고 저장하지 않습니다."),
     "smalltalk": "그렇군요. 학사 관련해서 궁금한 점이 있으면 언제든 물어보세요!",
+    "clarify": ("어떤 것에 대해 궁금하신지 조금만 더 구체적으로 말씀해 주세요. "
+                "예: \"휴학 신청 기간이 언제인가요?\", \"졸업하려면 전공 몇 학점이 필요한가요?\""),
     "documents_note": "등록된 자료를 바탕으로 찾은 내용입니다. 중요한 사항은 출처를 확인하세요.",
     "declined_note": "참고: {attributes} 정보 없이 찾은 답이라, 해당 조건에 따라 내용이 다를 수 있습니다.",
     "unknown_option": "잘 모르겠어요",
@@ -21,6 +23,8 @@ _EN = {
                 "When the answer depends on your department, cohort or status, I ask only what is needed, with buttons. "
                 "What you tell me is used in this conversation only and never stored."),
     "smalltalk": "I see. If you have a question about your studies, just ask!",
+    "clarify": ("Could you say a little more about what you would like to know? For example: \"When do I apply "
+                "for a leave of absence?\" or \"How many major credits do I need to graduate?\""),
     "documents_note": "Found in the registered documents; please check the sources for important matters.",
     "declined_note": "Note: answered without knowing your {attributes}; the answer may differ depending on it.",
     "unknown_option": "I don't know",
