@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Container
 from functools import lru_cache
 
 MAX_RULE_CHARS = 80  # longer messages carry a real request: leave them to the classifier
@@ -106,12 +107,20 @@ _GREETING_ANCHOR = re.compile(rf"(?:{_alternation(GREETING_ANCHORS_KO)})(?!히)"
 _FINISHED = re.compile(r"(?:요|다|까|녕|뇽|냥|워|웡|여|염|용|ㅇ|님|봇|가|세요)$")
 
 
-def _greeting_token(token: str) -> tuple[bool, bool]:
-    """(the token is greeting words only, it holds a greeting anchor)."""
-    if _is_hangul(token):
-        whole = _GREETING_KO.fullmatch(token) is not None
-        return whole, whole and _GREETING_ANCHOR.search(token) is not None
-    return token in GREETING_WORDS_EN, token in GREETING_ANCHORS_EN
+def _token_reader(words_ko: re.Pattern, anchors_ko: re.Pattern, words_en: Container[str], anchors_en: Container[str]):
+    """read(token) -> (the token is of the lexicon only, it holds one of its anchors): a Korean token
+    as a run of the lexicon's words (`words_ko` matches it whole), an English one as one word."""
+
+    def read(token: str) -> tuple[bool, bool]:
+        if _is_hangul(token):
+            whole = words_ko.fullmatch(token) is not None
+            return whole, whole and anchors_ko.search(token) is not None
+        return token in words_en, token in anchors_en
+
+    return read
+
+
+_greeting_token = _token_reader(_GREETING_KO, _GREETING_ANCHOR, GREETING_WORDS_EN, GREETING_ANCHORS_EN)
 
 
 def _only_words_of(text: str, read_token) -> bool:
@@ -410,12 +419,7 @@ _SOCIAL_KO = re.compile(rf"(?:{_alternation(SOCIAL_WORDS_KO + PARTICLES + ENDING
 _SOCIAL_ANCHOR_KO = re.compile(_alternation(SOCIAL_ANCHORS_KO))
 
 
-def _social_token(token: str) -> tuple[bool, bool]:
-    """(the token is social-request words only, it holds one of their anchors)."""
-    if _is_hangul(token):
-        whole = _SOCIAL_KO.fullmatch(token) is not None
-        return whole, whole and _SOCIAL_ANCHOR_KO.search(token) is not None
-    return token in SOCIAL_WORDS_EN, token in SOCIAL_ANCHORS_EN
+_social_token = _token_reader(_SOCIAL_KO, _SOCIAL_ANCHOR_KO, SOCIAL_WORDS_EN, SOCIAL_ANCHORS_EN)
 
 
 def is_social_request(text: str) -> bool:
@@ -489,12 +493,7 @@ _ANNOUNCE_KO = re.compile(rf"(?:{_alternation(ANNOUNCE_WORDS_KO + PARTICLES + EN
 _ANNOUNCE_ANCHOR_KO = re.compile(_alternation(ANNOUNCE_ANCHORS_KO))
 
 
-def _announce_token(token: str) -> tuple[bool, bool]:
-    """(the token is question-announcing words only, it holds one of their anchors)."""
-    if _is_hangul(token):
-        whole = _ANNOUNCE_KO.fullmatch(token) is not None
-        return whole, whole and _ANNOUNCE_ANCHOR_KO.search(token) is not None
-    return token in ANNOUNCE_WORDS_EN, token in ANNOUNCE_ANCHORS_EN
+_announce_token = _token_reader(_ANNOUNCE_KO, _ANNOUNCE_ANCHOR_KO, ANNOUNCE_WORDS_EN, ANNOUNCE_ANCHORS_EN)
 
 
 # a question put off ("다음에 또 물어볼게요": the fillers 다 + 음 + 에 read it whole): leaving, smalltalk
