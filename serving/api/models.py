@@ -111,7 +111,7 @@ class AnswerReply(BaseModel):
     tier: Literal["template", "faq", "documents", "fallback"] | None
     citations: list[CitationOut]
     profile_used: dict[str, Any]
-    answer_method: str | None = Field(None, description="template | faq_verbatim | extractive | llm | fallback")
+    answer_method: str | None = Field(None, description="template | clarify | faq_verbatim | extractive | llm | fallback")
     disclaimer: str | None = Field(None, description="shown with fallback answers (and notes on document answers)")
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 INTENTS = ("greeting", "ability", "faq", "smalltalk", "retrieval")
 TIERS = ("template", "faq", "documents", "fallback")
 # How an answer's text was made: never present an offline answer as an LLM's (docs/method.md, "What neither paper has")
-ANSWER_METHODS = ("template", "faq_verbatim", "extractive", "llm", "fallback")
+ANSWER_METHODS = ("template", "clarify", "faq_verbatim", "extractive", "llm", "fallback")
 
 
 @dataclass(frozen=True)
