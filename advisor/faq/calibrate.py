@@ -162,8 +162,9 @@ def evaluate(queries: Sequence[CalibrationQuery], faq_search: FAQSearch, doc_ran
 def point_at(outcomes: Sequence[QueryOutcome], threshold: float) -> SweepPoint:
     if not outcomes:
         raise ValueError("no queries to compute an MRR on")
-    total, answered, correct, paraphrases_right = 0.0, 0, 0, 0
+    total, answered, correct, paraphrases, paraphrases_right = 0.0, 0, 0, 0, 0
     for o in outcomes:
+        paraphrases += o.kind == "faq"
         if o.faq_score is not None and o.faq_score >= threshold:
             answered += 1
             correct += o.faq_correct
@@ -172,7 +173,6 @@ def point_at(outcomes: Sequence[QueryOutcome], threshold: float) -> SweepPoint:
         else:
             total += o.doc_rr
     n = len(outcomes)
-    paraphrases = sum(o.kind == "faq" for o in outcomes)
     return SweepPoint(threshold=threshold, mrr=total / n, faq_share=answered / n,
                       faq_precision=correct / answered if answered else None, queries=n,
                       faq_recall=paraphrases_right / paraphrases if paraphrases else None)
@@ -258,8 +258,7 @@ def document_queries(build: IndexBuild, seed: int = 0, half: int | None = None) 
     document title with the chunk's deepest heading when that adds something; its gold_text is
     the text of every chunk of that topic. `half` (0 or 1): only the documents of that half (split
     by a hash of the URL)."""
-    first: dict[tuple[str, str], tuple[str, dict]] = {}  # (doc_url, topic) -> (question, profile)
-    texts: dict[tuple[str, str], list[str]] = {}
+    topics: dict[tuple[str, str], tuple[str, dict, list[str]]] = {}  # (doc_url, topic) -> (question, profile, texts)
     for collection in build.collections.values():
         chunks = collection.chunks
         for row, (doc_url, title, kind, headings, text) in enumerate(zip(
@@ -270,14 +269,13 @@ def document_queries(build: IndexBuild, seed: int = 0, half: int | None = None) 
             topic = _topic(title, list(headings or ()))
             if not topic:
                 continue
-            key = (doc_url, topic)
-            if key not in first:
+            if (doc_url, topic) not in topics:
                 forms = question_forms(topic)
                 pick = _stable_index(f"{seed}\x00{site_key(doc_url)}\x00{topic}", len(forms))
-                first[key] = (forms[pick], student_for(collection.applies_to[row], build.schema))
-            texts.setdefault(key, []).append(text or "")
-    return [CalibrationQuery(question, doc_url, profile, "document", "\n".join(texts[(doc_url, topic)]))
-            for (doc_url, topic), (question, profile) in first.items()]
+                topics[(doc_url, topic)] = (forms[pick], student_for(collection.applies_to[row], build.schema), [])
+            topics[(doc_url, topic)][2].append(text or "")
+    return [CalibrationQuery(question, doc_url, profile, "document", "\n".join(texts))
+            for (doc_url, _), (question, profile, texts) in topics.items()]
 
 
 def answer_stated(key_words: Tokenize) -> Callable[[str, str], bool]:

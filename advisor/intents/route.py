@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
 from advisor.intents.meta import (announces_a_question, asks_leave_to_ask, asks_something, is_greeting_only,
-                                  is_meta_question,
-                                  is_personal_chat, is_social_request, reports_absence, strip_greeting,
-                                  words_outside_assistant_lexicon)
+                                  is_meta_question, is_personal_chat, is_social_request, reports_absence,
+                                  strip_greeting, words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
 
 
