@@ -232,7 +232,10 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     # when its material was last updated, and whom it serves
     "너 업데이트 언제 됐어?", "너 정보 언제 업데이트됐어?", "넌 정보대학 학생만 도와주니?", "너 학생들 도와주는 봇이야?",
     # how to use it, who runs it, how much of the institution it knows
-    "너 어떻게 쓰는 거야 ㅋㅋ", "is this run by the school?", "do you know everything about the college?"])
+    "너 어떻게 쓰는 거야 ㅋㅋ", "is this run by the school?", "do you know everything about the college?",
+    # what can be looked up through it, when it was made, how live it is, what to ask first, what if it errs
+    "혹시 이 챗봇으로 어떤 것들을 확인할 수 있는지 알 수 있을까요?", "너 언제 만들어졌어", "이거 실시간 정보야?",
+    "뭐부터 물어보면 돼요", "답변 틀리면 어떡해"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -245,7 +248,8 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     "챗봇아 안녕", "중국어 강의 있어요?", "영어 성적 몇 점 필요해요?",
     # the same words about the student's own affairs
     "너 장학금 신청 됐어?", "봇아 내 휴학 처리 됐어?", "학생증 언제 됐어?", "학생 식당 몇 시까지 해?",
-    "is the library run by the school?", "do you know the college scholarship deadline?", "졸업논문 어떻게 쓰는 거야"])
+    "is the library run by the school?", "do you know the college scholarship deadline?", "졸업논문 어떻게 쓰는 거야",
+    "수강신청 실시간 확인 돼?", "시험 답 틀리면 어떡해", "뭐부터 해야 돼요", "성적 확인 어떻게 해요?"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 
