@@ -311,6 +311,20 @@ def test_requests_that_only_use_social_words_are_left_to_the_classifier(text):
 
 
 @pytest.mark.parametrize("text", [
+    "나 이제 갈게", "오늘은 여기까지 할게요", "또 올게요 ㅎㅎ", "그럼 이만", "저 먼저 가볼게요~", "ok gotta go, bye",
+    "i'm off", "see you later", "ttyl"])
+def test_taking_leave_is_smalltalk(text):
+    assert certain_intent(text) == ("smalltalk", "leaving")
+
+
+@pytest.mark.parametrize("text", [
+    "이제 휴학 신청하러 갈게", "먼저 수강신청 할게요", "수업 들으러 갈게", "다음에 또 물어볼게요",
+    "I'm off campus, can I still register?", "is the office open later today?"])
+def test_leaving_for_something_the_university_rules_on_is_not_taking_leave(text):
+    assert certain_intent(text) is None or certain_intent(text)[1] != "leaving"
+
+
+@pytest.mark.parametrize("text", [
     "점심 맛있게 드셨어요?", "저녁은 드셨나요?", "오늘 하루 잘 보내셨어요?", "요즘 잘 지내시죠?", "주말 잘 보내셨나요? 😊",
     "오늘도 수고 많으셨어요", "밥 먹었어?", "어제 푹 잤어", "going to sleep now", "i caught a cold", "so hungry rn",
     "i'm so tired today", "feeling sleepy lol"])

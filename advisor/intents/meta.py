@@ -431,6 +431,33 @@ def is_social_request(text: str) -> bool:
     return _only_words_of(text, _social_token)
 
 
+# --- leaving ------------------------------------------------------------------------------------------
+
+# Taking leave ("나 이제 갈게", "오늘은 여기까지 할게요", "또 올게요 ㅎㅎ"): the student is done. The
+# classifier has "bye" and "수고하세요" in its seeds but read "나 이제 갈게" as a question on both bundled
+# institutions. A closed class; one word of a topic ("이제 휴학 신청하러 갈게") and the rule is silent.
+LEAVING_ANCHORS_KO = ("갈게", "갈께", "가볼게", "가볼께", "가보겠", "들어갈게", "들어가볼게", "나갈게", "이만", "올게",
+                      "올께", "잘있어", "빠이", "또봐", "담에봐", "다음에봐", "여기까지")
+LEAVING_WORDS_KO = LEAVING_ANCHORS_KO + (
+    "나", "저", "이제", "먼저", "오늘은", "오늘", "할게", "할께", "하겠습니다", "할게요", "잘", "있어", "있어요", "계세요",
+    "다음에", "담에", "또", "봐", "봐요", "뵐게요", "다시", "그럼", "그럼이만", "안녕", "안녕히", "ㅂㅂ", "감사", "감사해요",
+    "감사합니다", "고마워", "고마워요", "습니다", "볼게", "볼게요")
+LEAVING_ANCHORS_EN = frozenset({"bye", "goodbye", "gtg", "ttyl", "cya", "leaving", "later", "off"})
+LEAVING_WORDS_EN = LEAVING_ANCHORS_EN | {
+    "ok", "okay", "i", "im", "i'm", "m", "gotta", "go", "going", "now", "see", "you", "ya", "u", "talk", "to", "thanks",
+    "thank", "bye-bye", "for", "today", "that's", "thats", "all", "it", "then", "well"}
+_LEAVING_KO = re.compile(rf"(?:{_alternation(LEAVING_WORDS_KO + PARTICLES + ENDINGS + FILLERS_KO)})+")
+_LEAVING_ANCHOR_KO = re.compile(_alternation(LEAVING_ANCHORS_KO))
+
+
+_leaving_token = _token_reader(_LEAVING_KO, _LEAVING_ANCHOR_KO, LEAVING_WORDS_EN, LEAVING_ANCHORS_EN)
+
+
+def takes_leave(text: str) -> bool:
+    """Does the message only take leave ("나 이제 갈게", "ok gotta go, bye")?"""
+    return _only_words_of(text, _leaving_token)
+
+
 # --- personal chat ------------------------------------------------------------------------------------
 
 # How the student's or the assistant's day went, meals, sleep, moods ("점심 맛있게 드셨어요?", "요즘 잘

@@ -7,7 +7,7 @@ from __future__ import annotations
 from advisor.intents import INFORMATION_INTENTS
 from advisor.intents.meta import (announces_a_question, asks_leave_to_ask, asks_something, is_greeting_only,
                                   is_meta_question, is_personal_chat, is_social_request, reports_absence,
-                                  strip_greeting, words_outside_assistant_lexicon)
+                                  strip_greeting, takes_leave, words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
 
 
@@ -16,7 +16,8 @@ def certain_intent(message: str) -> tuple[str, str] | None:
     is a greeting; a question about the assistant itself, alone or behind a greeting, is ability,
     and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?") or announcing a
     question without asking it ("질문 있어요", "I have a question"); asking it for
-    cheer, comfort, praise or a joke is smalltalk, and so is chat about the day, meals or moods.
+    cheer, comfort, praise or a joke is smalltalk, and so are chat about the day, meals or moods and
+    taking leave.
     None otherwise (a greeting followed by a real question is left to the router: a question)."""
     if is_greeting_only(message):
         return "greeting", "greeting_only"
@@ -33,6 +34,8 @@ def certain_intent(message: str) -> tuple[str, str] | None:
         return "smalltalk", "social_request"
     if is_personal_chat(rest or message):
         return "smalltalk", "personal_chat"
+    if takes_leave(rest or message):
+        return "smalltalk", "leaving"
     return None
 
 
