@@ -235,7 +235,9 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     "너 어떻게 쓰는 거야 ㅋㅋ", "is this run by the school?", "do you know everything about the college?",
     # what can be looked up through it, when it was made, how live it is, what to ask first, what if it errs
     "혹시 이 챗봇으로 어떤 것들을 확인할 수 있는지 알 수 있을까요?", "너 언제 만들어졌어", "이거 실시간 정보야?",
-    "뭐부터 물어보면 돼요", "답변 틀리면 어떡해"])
+    "뭐부터 물어보면 돼요", "답변 틀리면 어떡해",
+    # the FAQ it answers from; "here" for the service
+    "FAQ 말고 다른 것도 알아?", "FAQ에 없는 건 못 물어봐?", "Do you only know the FAQ?", "which topics can I ask about here?"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -249,7 +251,9 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     # the same words about the student's own affairs
     "너 장학금 신청 됐어?", "봇아 내 휴학 처리 됐어?", "학생증 언제 됐어?", "학생 식당 몇 시까지 해?",
     "is the library run by the school?", "do you know the college scholarship deadline?", "졸업논문 어떻게 쓰는 거야",
-    "수강신청 실시간 확인 돼?", "시험 답 틀리면 어떡해", "뭐부터 해야 돼요", "성적 확인 어떻게 해요?"])
+    "수강신청 실시간 확인 돼?", "시험 답 틀리면 어떡해", "뭐부터 해야 돼요", "성적 확인 어떻게 해요?",
+    "FAQ 어디서 봐요?", "FAQ에 휴학 내용 있어?", "where is the FAQ?", "who should I ask about scholarships?",
+    "is the office here open?"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 
@@ -308,6 +312,27 @@ def test_asking_for_cheer_comfort_or_a_joke_is_smalltalk(text):
     "격려 장학금 기준이 뭐예요?", "나 좀 도와줘", "좀 알려주세요", "힘들어요"])
 def test_requests_that_only_use_social_words_are_left_to_the_classifier(text):
     assert certain_intent(text) is None or certain_intent(text)[1] != "social_request"
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("정보대학 챗봇 맞나요?", "what_it_is"), ("고려대 공식 챗봇이에요?", "what_it_is"),
+    ("학교에서 운영하는 챗봇인가요?", "what_it_is"), ("너 행정실 직원이야?", "what_it_is"), ("이거 학과 공식 봇이야?", "what_it_is"),
+    ("are you a staff member?", "what_it_is"), ("너 포털 정보도 볼 수 있어?", "its_access"),
+    ("넌 내 성적 조회할 수 있어?", "its_access"), ("can you see my grades?", "its_access"),
+    ("are you connected to the school portal?", "its_access"),
+    ("Can you answer questions about the College of Informatics?", "leave_to_ask")])
+def test_what_the_assistant_is_and_what_it_can_see_are_asked_of_it_whatever_names_come_with(text, rule):
+    assert certain_intent(text) == ("ability", rule)
+
+
+@pytest.mark.parametrize("text", [
+    "조교도 직원이에요?", "교수님도 사람이야?", "AI 챗봇 공모전 있나요?", "챗봇 경진대회 언제야?", "AI 융합전공 챗봇 만들기 수업 있나요?",
+    "is this course taught by a human?", "is the AI major hard?", "are the staff available on weekends?",
+    # no word addresses the assistant, or the student asks how they do it themselves
+    "내 성적 볼 수 있어?", "성적 조회 어떻게 해요?", "포털 연결이 안 돼요", "how can I see my grades?",
+    "where can I access the portal?", "can you tell me how to check my grades?", "can you check the scholarship deadline for me?"])
+def test_offices_people_and_records_named_in_a_question_about_the_university_stay_questions(text):
+    assert certain_intent(text) is None
 
 
 @pytest.mark.parametrize("text", [

@@ -233,7 +233,7 @@ _PRIVACY = re.compile(r"(?:기억|저장|개인정보|기록|보관|입력|삭�
 _HANDOVER = re.compile(r"(?:사람|상담원|상담사|선생님|직원).*(?:연결|바꿔|넘겨|통화|얘기|이야기)")
 _LANGUAGE = re.compile(r"(?:영어|한국어|중국어|일본어|외국어|언어|english|korean)")
 # verbs whose subject can only be the assistant: who answers, who is asked
-_ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅|한말|했던말|말한거|"
+_ANSWERING = re.compile(r"(?:대답|답변|답장|답해|답하|답할|응답|물어|질문|대화|채팅|한말|했던말|말한거|faq|"
                         # the information it answers from, asked how fresh or where from ("정보가 최신인가요?")
                         r"정보가|정보는|정보야|정보예요|정보에요|정보인가|정보출처|정보의)")
 # "너 뭐야" / "넌 누구니": identity asked with a bare pronoun and a question word
@@ -245,7 +245,8 @@ _HANDOVER_EN_VERBS = frozenset({"talk", "speak", "connect", "transfer", "chat"})
 _HANDOVER_EN_PEOPLE = frozenset({"human", "person", "real", "someone"})  # "my advisor" alone asks about advising
 _ASKED_OF_IT = (_IDENTITY, _CAPABILITY, _AVAILABILITY, _RELIABILITY, _PRIVACY, _LANGUAGE, _HANDOVER)
 
-REFERENCE_EN = {"you", "u", "ya", "your", "yourself", "bot", "chatbot", "assistant", "robot", "ai", "gpt", "this", "it"}
+REFERENCE_EN = {"you", "u", "ya", "your", "yourself", "bot", "chatbot", "assistant", "robot", "ai", "gpt", "this", "it",
+                "here"}
 PREDICATE_EN = {
     "human", "person", "real", "robot", "bot", "ai", "machine", "computer", "program", "who", "what", "made", "built",
     "created", "make", "name", "help", "know", "answer", "answers", "reply", "respond", "work", "available",
@@ -257,7 +258,7 @@ PREDICATE_EN = {
     "chat", "conversation", "message", "input", "type", "record", "log", "delete", "private", "secure", "safe",
     "source", "come", "date", "current", "latest", "update", "correct", "wrong", "mistake", "right", "smart",
     "clever", "intelligent", "learn", "train", "model", "llm", "chatgpt", "openai", "free", "cost", "sleep",
-    "info", "information", "sources", "updated", "different", "difference", "official",
+    "info", "information", "sources", "updated", "different", "difference", "official", "faq", "ask",
     "talk", "connect", "transfer", "advisor", "counselor", "staff", "someone",
     # who runs it and how much of the institution it knows
     "run", "runs", "operated", "operates", "school", "college", "university", "everything",
@@ -368,8 +369,9 @@ def is_meta_question(text: str) -> bool:
     if hangul and _LANGUAGE.search(compact) and (_CAPABILITY.search(compact) or re.search(r"돼|되", compact)):
         # "중국어 가능해요?", "영어도 돼?": every word about the assistant, and a language asked of it
         return True
-    # Latin names of a bot count in the Korean frame ("너 gpt야?", "ai 맞죠?")
-    compact = "".join(t for t in tokens if _is_hangul(t) or _BOT_NOUN.fullmatch(t))
+    # Latin names of a bot, and of the FAQ it answers from, count in the Korean frame ("너 gpt야?",
+    # "ai 맞죠?", "FAQ 말고 다른 것도 알아?")
+    compact = "".join(t for t in tokens if _is_hangul(t) or _BOT_NOUN.fullmatch(t) or t == "faq")
     reference = _REFERENCE.search(compact)
     if reference is not None and _BOT_NOUN.fullmatch(reference.group()) and _CONFIRMS.match(
             compact[: reference.start()] + compact[reference.end():]):
@@ -398,6 +400,60 @@ def _asks_something_en(tokens: list[str]) -> bool:
     by a predicate ("you work weekends?")."""
     return tokens[0] in {"are", "r", "is", "do", "does", "can", "could", "will", "would", "who", "what", "how",
                          "which", "did", "where", "when", "why"} or "who" in tokens or "what" in tokens
+
+
+# --- what it is, named with the institution; what it can see --------------------------------------
+
+# "정보대학 챗봇 맞나요?", "학교에서 운영하는 챗봇인가요?", "너 행정실 직원이야?", "is this the official
+# chatbot of the college?": what the assistant is, asked with the institution's or an office's name,
+# words no lexicon can list. The message ends by naming the bot (or a person, when a word addresses
+# the assistant) and confirming; whatever comes before qualifies the bot. "조교도 직원이에요?" has no
+# addressee and stays a question; "AI 챗봇 공모전 있나요?" ends elsewhere.
+_BOT_CONFIRMED = re.compile(r"(?:챗봇|봇|인공지능|에이아이|ai|gpt|지피티|chatbot|bot)(?:이|인)?"
+                            r"(?:맞|맞죠|맞지|맞아|맞나|맞나요|맞아요|맞습니까|가요|인가요|이에요|예요|에요|야|이야|임|이지|지|죠|냐|이냐|니|이니)$")
+_PERSON_CONFIRMED = re.compile(r"(?:직원|사람|상담원|상담사|선생님|조교|교직원)(?:이|인)?"
+                               r"(?:맞|맞죠|맞나요|맞아요|가요|인가요|이에요|예요|에요|야|이야|임|이지|냐|이냐|니|이니|세요|이세요|신가요|이신가요)$")
+_ADDRESSED = re.compile(r"^(?:너|넌|너는|니가|네가|당신|당신은|거기|여기)")
+_WHAT_IT_IS_EN = re.compile(r"^(?:is this|is it|are you|r u|are u)(?: (?:the|a|an|really|actually|just))?(?: [\w']+){0,2} "
+                            r"(?:chatbot|bot|assistant|ai|robot|staff|human|person|employee|member)\b")
+_FACT_EN = re.compile(r"\b(?:when|how|where|why|which|what)\b")
+
+
+def asks_what_it_is(text: str) -> bool:
+    """Does the message ask whether the assistant is some institution's bot or a person of an office?"""
+    if len(text) > MAX_RULE_CHARS:
+        return False
+    tokens = _tokens(text)
+    hangul = "".join(t for t in tokens if _is_hangul(t) or _BOT_NOUN.fullmatch(t))
+    if hangul and _FACT_WORD.search(hangul) is None and (
+            _BOT_CONFIRMED.search(hangul) or (_ADDRESSED.match(hangul) and _PERSON_CONFIRMED.search(hangul))):
+        return True
+    normalized = normalize(text)
+    return not any(_is_hangul(t) for t in tokens) and _WHAT_IT_IS_EN.search(normalized) is not None and not (
+        _FACT_EN.search(normalized))
+
+
+# "너 포털 정보도 볼 수 있어?", "can you see my grades?", "are you connected to the school portal?": whether
+# the assistant can look into a student's records or the university's systems. It cannot; the
+# ability reply says what it answers from. Only with a word addressing the assistant: "내 성적 볼 수
+# 있어?" may ask how the student sees them, and stays a question.
+_ACCESS_KO = re.compile(r"(?:볼수있|볼수잇|봐줄수|봐줘|조회|접근|연결돼|연결되|연동|확인할수있|확인해줄|확인가능|열람|들어가볼)")
+_RECORDS_KO = re.compile(r"(?:포털|시스템|내|제|나의|저의|개인|기록|성적표|학적부|계정|데이터베이스|db)")
+_ACCESS_EN = re.compile(r"\b(?:you|u)\b.*\b(?:see|view|access|check|look up|look at|pull up|read|connected|linked|log into|login)\b"
+                        r".*\b(?:my|portal|system|systems|records?|account|transcript|grades?|database)\b")
+
+
+def asks_about_its_access(text: str) -> bool:
+    """Does the message ask whether the assistant can see a student's records or the university's systems?"""
+    if len(text) > MAX_RULE_CHARS:
+        return False
+    tokens = _tokens(text)
+    hangul = "".join(t for t in tokens if _is_hangul(t))
+    if hangul:
+        return (_ADDRESSED.match(hangul) is not None and _ACCESS_KO.search(hangul) is not None
+                and _RECORDS_KO.search(hangul) is not None)
+    normalized = normalize(text)  # "can you tell me how to check my grades?" asks how the student does
+    return _ACCESS_EN.search(normalized) is not None and _FACT_EN.search(normalized) is None
 
 
 # --- social requests --------------------------------------------------------------------------------
@@ -554,7 +610,8 @@ _FACT_WORD = re.compile(r"(?:언제|어떻게|어케|얼마|몇|어디|왜|무�
 # or the assistant addressed ("너한테"): "수업 중에 질문해도 돼요?" asks about class, not about the assistant
 _SUBJECT_MATTER = re.compile(r"(?:관련|대해|관해|얘기|이야기|같은것|같은거|쪽|도|너|넌|여기|챗봇|봇)")
 _LEAVE_TO_ASK_EN = re.compile(r"\b(?:can|could|may) i ask(?: you)?(?: something)? about\b"
-                              r"|\b(?:can|could) you help(?: me)? with\b|\bdo you (?:take|answer) questions about\b")
+                              r"|\b(?:can|could) you help(?: me)? with\b"
+                              r"|\b(?:do|can|could|will) you (?:take|answer) questions (?:about|on)\b")
 
 
 def asks_leave_to_ask(text: str) -> bool:

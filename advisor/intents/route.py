@@ -5,16 +5,17 @@ serving router and any evaluation that wants to measure routing as the student m
 from __future__ import annotations
 
 from advisor.intents import INFORMATION_INTENTS
-from advisor.intents.meta import (announces_a_question, asks_leave_to_ask, asks_something, is_greeting_only,
-                                  is_meta_question, is_personal_chat, is_social_request, reports_absence,
-                                  strip_greeting, takes_leave, words_outside_assistant_lexicon)
+from advisor.intents.meta import (announces_a_question, asks_about_its_access, asks_leave_to_ask, asks_something,
+                                  asks_what_it_is, is_greeting_only, is_meta_question, is_personal_chat,
+                                  is_social_request, reports_absence, strip_greeting, takes_leave,
+                                  words_outside_assistant_lexicon)
 from advisor.intents.not_sure import decide
 
 
 def certain_intent(message: str) -> tuple[str, str] | None:
     """(intent, rule) when a rule is certain whatever the backend: a message of greeting words only
     is a greeting; a question about the assistant itself, alone or behind a greeting, is ability,
-    and so is asking leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?") or announcing a
+    and so are asking whether it is some office's bot or person, whether it can see one's records, and leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?") or announcing a
     question without asking it ("질문 있어요", "I have a question"); asking it for
     cheer, comfort, praise or a joke is smalltalk, and so are chat about the day, meals or moods and
     taking leave.
@@ -26,6 +27,10 @@ def certain_intent(message: str) -> tuple[str, str] | None:
     rest = strip_greeting(message)
     if rest is not None and is_meta_question(rest):
         return "ability", "greeting_then_meta_question"
+    if asks_what_it_is(rest or message):
+        return "ability", "what_it_is"
+    if asks_about_its_access(rest or message):
+        return "ability", "its_access"
     if asks_leave_to_ask(rest or message):
         return "ability", "leave_to_ask"
     if announces_a_question(rest or message):

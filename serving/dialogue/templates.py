@@ -7,6 +7,7 @@ from __future__ import annotations
 _KO = {
     "greeting": "안녕하세요! {institution} 학사 상담 도우미입니다. 졸업요건, 교육과정, 장학, 휴학·복학 같은 학사 질문을 편하게 물어보세요.",
     "ability": ("저는 {institution}의 공식 자료(학과 홈페이지, 학사 규정, 공지사항, FAQ)를 찾아 근거와 함께 답합니다. "
+                "포털이나 개인 성적 같은 학생 기록은 볼 수 없습니다. "
                 "예: \"졸업하려면 전공 몇 학점이 필요한가요?\", \"복학생 장학금이 있나요?\" "
                 "답이 학과·학번 등에 따라 다르면 꼭 필요한 것만 버튼으로 여쭤봅니다. 입력하신 정보는 이 대화에서만 쓰고 저장하지 않습니다."),
     "smalltalk": "그렇군요. 학사 관련해서 궁금한 점이 있으면 언제든 물어보세요!",
@@ -20,6 +21,7 @@ _KO = {
 _EN = {
     "greeting": "Hello! I'm the academic-advising assistant of {institution}. Ask me about graduation requirements, curricula, scholarships, leave and return.",
     "ability": ("I answer from {institution}'s official material (department pages, regulations, notices, FAQ) and cite my sources. "
+                "I cannot see student records such as the portal or your grades. "
                 "When the answer depends on your department, cohort or status, I ask only what is needed, with buttons. "
                 "What you tell me is used in this conversation only and never stored."),
     "smalltalk": "I see. If you have a question about your studies, just ask!",
