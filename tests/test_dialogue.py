@@ -235,6 +235,10 @@ def test_fixed_replies_are_in_the_students_language(advisor):
             intent, "en", institution=advisor.config.institution), message
     assert advisor.respond(korean, message="안녕하세요!").answer == templates.text(
         "greeting", "ko", institution=advisor.config.institution)
+    # a goodbye is smalltalk, answered with a goodbye rather than "I see"
+    for message, language in (("나 이제 갈게", "ko"), ("ok gotta go, bye", "en")):
+        reply = advisor.respond(advisor.new_session(), message=message)
+        assert reply.intent == "smalltalk" and reply.answer == templates.text("leaving", language), message
     # the offline no-answer too: an English question about what the material does not cover
     outside = advisor.respond(advisor.new_session(), message="where is the best pizza place near campus?")
     assert outside.tier == "fallback" and outside.answer.startswith("Sorry")

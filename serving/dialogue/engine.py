@@ -265,7 +265,8 @@ class Advisor:
         spaced = self._spaced(message)
         intent, routing = self.route(spaced or message)
         if intent in TEMPLATE_INTENTS:
-            return Reply("answer", answer=templates.text(intent, reply_language(message, self.language),
+            reply_key = "leaving" if routing.get("rule") == "leaving" else intent  # "I see" answers no goodbye
+            return Reply("answer", answer=templates.text(reply_key, reply_language(message, self.language),
                                                          institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
                          trace={"routing": routing})

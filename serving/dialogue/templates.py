@@ -11,6 +11,7 @@ _KO = {
                 "예: \"졸업하려면 전공 몇 학점이 필요한가요?\", \"복학생 장학금이 있나요?\" "
                 "답이 학과·학번 등에 따라 다르면 꼭 필요한 것만 버튼으로 여쭤봅니다. 입력하신 정보는 이 대화에서만 쓰고 저장하지 않습니다."),
     "smalltalk": "그렇군요. 학사 관련해서 궁금한 점이 있으면 언제든 물어보세요!",
+    "leaving": "네, 좋은 하루 보내세요! 궁금한 점이 생기면 언제든 다시 물어보세요.",  # smalltalk that takes leave
     "clarify": ("어떤 것에 대해 궁금하신지 조금만 더 구체적으로 말씀해 주세요. "
                 "예: \"휴학 신청 기간이 언제인가요?\", \"졸업하려면 전공 몇 학점이 필요한가요?\""),
     "documents_note": "등록된 자료를 바탕으로 찾은 내용입니다. 중요한 사항은 출처를 확인하세요.",
@@ -25,6 +26,7 @@ _EN = {
                 "When the answer depends on your department, cohort or status, I ask only what is needed, with buttons. "
                 "What you tell me is used in this conversation only and never stored."),
     "smalltalk": "I see. If you have a question about your studies, just ask!",
+    "leaving": "Take care! Come back any time you have a question.",
     "clarify": ("Could you say a little more about what you would like to know? For example: \"When do I apply "
                 "for a leave of absence?\" or \"How many major credits do I need to graduate?\""),
     "documents_note": "Found in the registered documents; please check the sources for important matters.",
