@@ -141,6 +141,24 @@ def test_phone_flow_asks_for_the_profile_and_answers_with_sources(demo_server, p
     assert no_horizontal_overflow(phone)
 
 
+def test_a_profile_answer_typed_instead_of_pressed_closes_the_question(demo_server, phone):
+    base, _advisor = demo_server
+    exchanges = chat_bodies(phone)
+    phone.goto(base + "/")
+    phone.fill("#message", "졸업하려면 전공 몇 학점 들어야 해요?")
+    phone.press("#message", "Enter")
+    first = phone.wait_for_selector(PENDING_QUESTION)
+    replies = phone.locator(".msg.ask, .msg.answer, .msg.error")
+    shown = replies.count()
+    phone.fill("#message", "컴퓨터학과 2021학번이요")
+    phone.press("#message", "Enter")
+    replies.nth(shown).wait_for(timeout=60_000)
+    # the typed answer was read as the buttons: the questions it answered are not asked again
+    asked_again = [q["attribute"] for q in exchanges.all()[-1]["reply"].get("questions", [])]
+    assert "department" not in asked_again and "admission_year" not in asked_again
+    assert "answered" in first.get_attribute("class") and first.query_selector("button.option").is_disabled()
+
+
 def test_an_english_question_is_asked_in_english_with_an_english_dont_know(demo_server, phone):
     base, _advisor = demo_server
     phone.goto(base + "/")

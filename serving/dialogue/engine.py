@@ -31,7 +31,7 @@ import time
 import weakref
 from dataclasses import asdict, dataclass, replace
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
@@ -48,7 +48,7 @@ from advisor.chunking.kiwi_tokens import ENGLISH_FUNCTION_WORDS
 from advisor.retrieval.glossary import shipped_glossary
 from advisor.retrieval.vocabulary import CorpusVocabulary
 from serving.answer.language import language_of, material_note, own_language_first, reply_language
-from serving.dialogue import profiling, templates, variants
+from serving.dialogue import profiling, templates, typed, variants
 from serving.dialogue.answerability import MIN_COVERAGE, NOT_TOPICS, TermWeights, contains, coverage, names_no_topic
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
@@ -260,8 +260,20 @@ class Advisor:
             return self._ask(session, pending, missing, count=False)
         return self._answer(session, pending, today)
 
-    def _on_message(self, session: Session, message: str, today: date) -> Reply:
+    def _on_message(self, session: Session, message: str, today: date, follow_up: bool = True) -> Reply:
+        if (answers := self._typed_answers(session, message)) is not None:
+            # "컴퓨터학과요", "21학번", "잘 모르겠어요" typed instead of a button pressed
+            reply = self._on_answers(session, answers, today)
+            reply.trace["typed_answers"] = sorted(answers)
+            return reply
         session.pending = None
+        if follow_up and (values := self._follow_up(session, message)) is not None:
+            # "그럼 2023학번은요?" right after an answer: the last question again, for those values
+            profiling.apply_answers(session, values, self.schema)
+            question = typed.retarget(session.last_question, values, self.schema)
+            reply = self._on_message(session, question, today, follow_up=False)
+            reply.trace["follow_up"] = sorted(values)
+            return reply
         spaced = self._spaced(message)
         intent, routing = self.route(spaced or message)
         if intent in TEMPLATE_INTENTS:
@@ -439,10 +451,40 @@ class Advisor:
 
     def _finish(self, session: Session, pending: Pending, reply: Reply) -> Reply:
         session.pending = None
+        session.last_question = pending.query
         reply.intent = pending.intent
         reply.profile_used = dict(session.known)
         reply.trace.update(_trace(pending))
         return reply
+
+    # ------------------------------------------------------------------ typed profile values
+    def _typed_answers(self, session: Session, message: str) -> dict | None:
+        """The answers a message gives to the profile questions pending, when it gives some and says
+        nothing else (serving/dialogue/typed.py); None otherwise: a new question."""
+        pending = session.pending
+        if pending is None or not pending.asked:
+            return None
+        found = typed.read(message, self.schema, self.stated.reader.extractors, declinable=pending.asked)
+        return found.values if found.values and self._only_about_the_asker(found.rest) else None
+
+    def _follow_up(self, session: Session, message: str) -> dict | None:
+        """Profile values a message names and nothing else, right after an answer ("데이터과학과는?",
+        "그럼 2023학번은요?"): None when there was no answer yet or the message says more."""
+        if not session.last_question:
+            return None
+        found = typed.read(message, self.schema, self.stated.reader.extractors)
+        return found.values if found.values and self._only_about_the_asker(found.rest) else None
+
+    def _only_about_the_asker(self, rest: str) -> bool:
+        """Is what is left of a message, its profile values taken out, free of any topic? Words that
+        name an attribute ("학번은", "cohort"), its question's own words, and frames are not topics."""
+        allowed = typed.ATTRIBUTE_WORDS | self._question_words
+        return all(word.lower() in allowed or word in NOT_TOPICS or word.isdigit() for word in self._key_words(rest))
+
+    @cached_property
+    def _question_words(self) -> frozenset[str]:
+        return frozenset(w.lower() for attribute in self.schema.values()
+                         for w in self._key_words(getattr(attribute, "question", "") or ""))
 
     # ------------------------------------------------------------------ retrieval and tiers
     def retrieve(self, query: str, known: Mapping[str, Any] | None, *, soft, k: int | None = None,

@@ -74,6 +74,9 @@ class Session:
     declined: set[str] = field(default_factory=set)  # attributes the student said they don't know
     pending: Pending | None = None
     turns: int = 0
+    # the last question answered, as searched (its profile words taken out): a follow-up that only
+    # names other values ("그럼 2023학번은요?") asks it again for them (serving/dialogue/typed.py)
+    last_question: str = ""
 
     def settled(self, attribute: str) -> bool:
         return attribute in self.known or attribute in self.declined
@@ -81,7 +84,8 @@ class Session:
     def to_dict(self) -> dict:
         """JSON-able (known values are option strings or whole numbers); `from_dict` gives it back."""
         return {"format": FORMAT, "known": dict(self.known), "declined": sorted(self.declined),
-                "pending": None if self.pending is None else self.pending.to_dict(), "turns": self.turns}
+                "pending": None if self.pending is None else self.pending.to_dict(), "turns": self.turns,
+                "last_question": self.last_question}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Session:
@@ -91,6 +95,6 @@ class Session:
         try:
             pending = None if data["pending"] is None else Pending.from_dict(data["pending"])
             return cls(known=dict(data["known"]), declined=set(data["declined"]), pending=pending,
-                       turns=int(data["turns"]))
+                       turns=int(data["turns"]), last_question=str(data.get("last_question", "")))
         except (KeyError, TypeError):
             raise ValueError("a session record with a missing or malformed field") from None

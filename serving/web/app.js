@@ -377,8 +377,16 @@
     if (!message || busy) return;
     const mine = append(el("div", "msg mine", message)).firstChild;
     input.value = "";
+    // Questions still open when the student types: the message answers them ("컴퓨터학과요") or
+    // asks something else; either way their buttons are done once the server has it.
+    const open = Array.from(log.querySelectorAll("fieldset.question:not(.answered)"));
     const delivered = await post({ session_id: sessionId, message: message });
-    if (!delivered) {
+    if (delivered) {
+      open.forEach((group) => {
+        group.classList.add("answered");
+        group.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+      });
+    } else {
       // Not answered (server down, overloaded, refused): the student's text goes back to the
       // input, unless they have started typing something else meanwhile.
       mine.classList.add("unsent");
