@@ -46,6 +46,8 @@ def grades(text, low=1, high=4):
         ("course registration for students admitted 2015–2020", [(2015, 2020)]),
         ("students admitted from 2021 onward", [(2021, 2026)]),
         ("students admitted before 2019", [(2015, 2018)]),
+        ("Admitted in: 2021–2022 | Total credits: 130", [(2021, 2022)]),  # a table's key
+        ("readmitted in 2021", []),
     ],
 )
 def test_cohort_phrasings(text, expected):

@@ -42,6 +42,12 @@ def test_dont_know_declines_only_the_attributes_just_asked_that_it_names_no_valu
     assert typed.read("I'm not sure", SCHEMA, readers).values == {}  # nothing asked: nothing declined
 
 
+def test_the_question_just_asked_may_be_answered_with_the_first_syllables_of_a_value(readers):
+    assert typed.read("휴학이요", SCHEMA, readers, declinable=["status"]).values == {"status": "on_leave"}
+    assert typed.read("휴학이요", SCHEMA, readers).values == {}  # not asked: "휴학" is a topic
+    assert typed.read("학", SCHEMA, readers, declinable=["status"]).values == {}  # one syllable says nothing
+
+
 def test_an_english_alias_is_a_whole_word():
     schema = dict(parse_config({
         "institution": "x", "sources": [{"name": "s", "kind": "html", "seeds": ["http://x/"]}],

@@ -142,7 +142,8 @@ _COHORT_KEY = re.compile(
 )
 _EN_YEARS = r"(?P<years>(?:19|20)\d{2}(?:\s*(?:[–—\-~]|to|and|through)\s*(?:(?:19|20)\d{2}|\d{2}))?)"
 _COHORT_ENGLISH = re.compile(
-    rf"\b(?:admitted|entering|entered|matriculated)\s+(?:(?P<pre>in|from|since|before|after|until|through|by)\s+)?"
+    rf"\b(?:admitted|entering|entered|matriculated)\s*(?:(?P<pre>in|from|since|before|after|until|through|by)\s*)?"
+    rf"[:：]?\s*"  # a table's key ("Admitted in: 2021–2022")
     rf"(?:the\s+)?(?:academic\s+year\s+)?{_EN_YEARS}"
     rf"(?:\s*(?P<post>or\s+later|and\s+later|onwards?|or\s+earlier|and\s+earlier))?",
     re.IGNORECASE,

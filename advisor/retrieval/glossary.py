@@ -9,8 +9,8 @@ rest is kept as written: a dictionary translation, the classic offline way to se
 languages. It is never presented as a translation: the answer quotes the Korean material and says so.
 
 Matching: case-insensitive, whole English words (a Korean particle may follow: "quit하면"), longest
-phrase first, a phrase's words separated by spaces, hyphens or slashes, its last word with the usual
-English endings (-s, -es, -ed, -d, -ing). Pure logic: no Dagster, no Kiwi.
+phrase first, a phrase's words separated by spaces, hyphens or slashes, each with the usual English
+endings (-s, -es, -ed, -d, -ing). Pure logic: no Dagster, no Kiwi.
 """
 
 from __future__ import annotations
@@ -56,15 +56,19 @@ class Glossary:
         pairs = load_glossary() if pairs is None else pairs
         # longest phrase first: "leave of absence" before "absence", "double major" before "major"
         ordered = sorted(dict(pairs).items(), key=lambda p: (-len(p[0]), p[0]))
-        self._patterns = [(re.compile(_pattern(phrase), re.IGNORECASE), korean) for phrase, korean in ordered]
+        self._patterns = [(re.compile(_pattern(phrase), re.IGNORECASE), terms(korean)) for phrase, korean in ordered]
 
-    def translate(self, text: str, keep: Callable[[Gloss], bool] | None = None) -> tuple[str, list[Gloss]]:
+    def translate(self, text: str, keep: Callable[[Gloss], bool] | None = None,
+                  choose: Callable[[Sequence[str]], str] | None = None) -> tuple[str, list[Gloss]]:
         """`text` with every phrase the glossary knows replaced by its Korean term (those `keep`
-        accepts, when given), and what was replaced, in the order it occurs; (text, []) when nothing was."""
+        accepts, when given), and what was replaced, in the order it occurs; (text, []) when nothing was.
+        A phrase with several terms ("course" = 과목 / 교과목 / 수업: offices differ) gets the one
+        `choose` picks (the build's most used, say), else the first."""
         if not _LATIN.search(text):
             return text, []  # no English word: nothing to look up (every Korean message comes here)
         spans: list[tuple[int, int, str]] = []
-        for pattern, korean in self._patterns:
+        for pattern, alternatives in self._patterns:
+            korean = choose(alternatives) if choose is not None and len(alternatives) > 1 else alternatives[0]
             for match in pattern.finditer(text):
                 if keep is not None and not keep(Gloss(match.group(), korean)):
                     continue
@@ -82,13 +86,20 @@ class Glossary:
         return "".join(out), found
 
 
+def terms(korean: str) -> tuple[str, ...]:
+    """The Korean terms of a glossary line's right side ("과목 / 교과목 / 수업"), in order."""
+    return tuple(t.strip() for t in korean.split("/") if t.strip())
+
+
 @cache
 def shipped_glossary() -> Glossary:
     return Glossary()
 
 
 def _pattern(phrase: str) -> str:
-    words = [re.escape(w) for w in re.split(r"[\s\-/]+", phrase) if w]
+    # every word with the usual endings, not only the last: "students ID card", "leaves of absence"
+    # (the question may also have been rewritten into the documents' inflection before it gets here)
+    words = [re.escape(w) + _ENDINGS for w in re.split(r"[\s\-/]+", phrase) if w]
     # Latin letters and digits bound a phrase, not Hangul: a mixed message glues particles and
     # endings to English words ("quit하면", "deadline이")
-    return r"(?<![A-Za-z0-9])" + r"[\s\-/]+".join(words) + _ENDINGS + r"(?![A-Za-z0-9])"
+    return r"(?<![A-Za-z0-9])" + r"[\s\-/]+".join(words) + r"(?![A-Za-z0-9])"

@@ -24,14 +24,23 @@ MIN_COVERAGE = 0.5
 # class of the language, the same at every institution.
 QUESTION_WORDS = frozenset({
     "얼마", "얼마나", "무엇", "뭐", "뭣", "무얼", "언제", "어디", "누구", "몇", "어느", "어떤", "무슨", "왜", "어떻게", "어째서",
-    "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many",
+    "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many", "number", "amount",
 })
 # The nouns of a request's frame, not of its topic ("…관련하여 안내 부탁드립니다", "…준비 중인데 문의
 # 드려요"): Kiwi reads them as nouns and documents rarely use them, so left in they would weigh like
 # a topic nobody covers. Also a closed class of the language; topical nouns such as 기준, 방법, 기간
 # stay ("졸업 기준" is a topic).
 REQUEST_WORDS = frozenset({"관련", "안내", "부탁", "문의", "질문", "궁금", "설명", "경우", "준비", "말씀", "요청", "답변"})
-NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS
+# The English verbs a student asks or acts with ("how many credits do I need to complete?", "what
+# happens if …", "how do I get …"): Kiwi tags every Latin word alike, so they would count as topics
+# where a Korean question's verbs never do (only its nouns are key words); an English question then
+# looked uncovered by the very passage that answers it. A closed class, the same at every institution.
+ASKING_VERBS_EN = frozenset({
+    "need", "needs", "needed", "get", "gets", "getting", "got", "go", "goes", "going", "find", "know", "tell",
+    "help", "want", "wants",
+    "wanted", "take", "takes", "taking", "took", "taken", "complete", "completed", "happen", "happens",
+    "happened", "mean", "means", "work", "works", "list", "show", "explain", "describe", "give"})
+NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS | ASKING_VERBS_EN
 # Nouns (and, in English, verbs) that name an aspect of any topic, never a topic of their own:
 # "신청 기간", "방법", "서류", "연락처", "how do I apply?", "when is the deadline?". A question made
 # only of these (and of NOT_TOPICS) asks about nothing in particular, and any passage with the word
@@ -78,8 +87,13 @@ def contains(text: str, word: str, message: str = "") -> bool:
     """A key word is in a text when it occurs in it (Kiwi's forms are substrings of the surface:
     "수강신청" holds "수강" and "신청"), case-insensitive. A one-character word is too short for
     that ("실" is inside "사무실" and "실습", which says nothing about "보건실"): it must occur as the
-    compound the message wrote it in ("보건실", "정보관"), or as a word of its own."""
+    compound the message wrote it in ("보건실", "정보관"), or as a word of its own. An English word
+    must begin a word of the text ("graduate" is in "graduates", not in "undergraduates")."""
     word, text = word.lower(), text.lower()
+    if len(word) > 1 and word.isascii() and word.isalpha():
+        # an English word begins a word of the text: "graduates" holds "graduate", "undergraduates"
+        # does not (a suffix is an inflection; a prefix makes another word)
+        return re.search(rf"(?<![a-z]){re.escape(word)}", text) is not None
     if len(word) > 1:
         return word in text
     for compound in _compounds(word, message.lower()):

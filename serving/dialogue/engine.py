@@ -24,6 +24,7 @@ ablations of the evaluation are settings (`DialogueSettings`), not different cod
 from __future__ import annotations
 
 import json
+from collections import Counter
 import logging
 import re
 import threading
@@ -127,6 +128,11 @@ class ExtractiveAnswerer:
 
         return extractive_answer(message, evidence, known, self.config, self.tokenizer.content_morphemes,
                                  self.tokenizer.split_sentences, search_text=search_text)
+
+
+# Entries in a question's language the dense model must have seen to tell them apart (see
+# Advisor._scored_in_its_language): a few, not one or two.
+MIN_ENTRIES_TO_COMPARE = 10
 
 
 class Advisor:
@@ -669,25 +675,33 @@ class Advisor:
             # Korean term where the documents write the term more often than the phrase ("GPA" stays
             # where they write GPA), as the thesaurus's synonyms do
             text, found = self.glossary.translate(pending.query, keep=lambda g: self.vocabulary.count(
-                g.korean) > self.vocabulary.count(g.english))
+                g.korean) > self.vocabulary.count(g.english), choose=self._most_used)
             if found:
                 pending.trace["glossary"] = [asdict(g) for g in found]
                 return text
             return None
-        text, found = self.glossary.translate(pending.query)
+        text, found = self.glossary.translate(pending.query, choose=self._most_used)
         if not found or self._faq_matches(pending, session):  # an entry answers it as written
             return None
         # what is left of the English frame ("how do I … for a …") would match every English page
-        text = _ENGLISH_WORD.sub(lambda m: "" if m.group().lower() in ENGLISH_FUNCTION_WORDS else m.group(), text)
+        text = _ENGLISH_WORD.sub(lambda m: "" if m.group().lower() in ENGLISH_FUNCTION_WORDS | NOT_TOPICS
+                                 else m.group(), text)
         text = " ".join(text.split())
-        # the question as written keeps its English pages unless the Korean terms find passages
-        # that cover it better ("I lost my student ID card" matches an English page on "student")
+        # the question as written keeps its English pages when they cover it better than the
+        # Korean terms find passages that do ("I lost my student ID card" matches an English page on
+        # "student" only); on a tie the institution's own material answers: an English page is
+        # its summary for some students ("Major credits differ by department"), the Korean pages
+        # state the student's own figures
         as_written, glossed = (self._best_coverage(q, session, today) for q in (pending.query, text))
         pending.trace["glossary_coverage"] = [round(as_written, 3), round(glossed, 3)]
-        if glossed <= as_written:
+        if glossed < as_written:
             return None
         pending.trace["glossary"] = [asdict(g) for g in found]
         return text
+
+    def _most_used(self, terms) -> str:
+        """Of a glossary phrase's Korean terms, the one this build's documents use most (the first on a tie)."""
+        return max(terms, key=self.vocabulary.count)
 
     def _best_coverage(self, query: str, session: Session, today: date) -> float:
         """How well what `query` retrieves for anyone covers it: its best sections, or its best passage."""
@@ -753,7 +767,30 @@ class Advisor:
         matches = self.faq_search(pending.faq_query, session.known, hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
-        return [m for m in matches if m.score >= threshold and not self._too_general(m.entry, pending)]
+        return [m for m in matches if m.score >= threshold and not self._too_general(m.entry, pending)
+                and self._scored_in_its_language(pending, m.entry)]
+
+    def _scored_in_its_language(self, pending: Pending, entry) -> bool:
+        """Can the score of `entry` be trusted for this question? Not when both are written in a
+        language the FAQ has only a few entries in: the dense model, trained on mostly the
+        institution's text, reads such a language as one direction, and every English question
+        was "close" to the business college's one English entry (0.66 for "how do I change my
+        major?" against "Can I take classes in English only?"). Such an entry must then pass the
+        answerability check a passage must: the question's key words in its question or answer.
+        In the institution's language the threshold was calibrated; a question in another
+        language matched to an entry in the institution's language shares real words with it."""
+        language = language_of(pending.message, self.language)
+        if (language == self.language or language_of(entry.question, self.language) != language
+                or self._faq_languages[language] >= MIN_ENTRIES_TO_COMPARE):
+            return True
+        words = self._key_words(pending.message)  # as asked: in the entry's language, not glossed
+        return not words or coverage(words, [f"{entry.question}\n{entry.answer}"], self.term_weights,
+                                     pending.message) >= MIN_COVERAGE
+
+    @cached_property
+    def _faq_languages(self) -> Counter:
+        """How many FAQ entries are written in each language (by their question)."""
+        return Counter(language_of(e.question, self.language) for e in self.faq_store.entries)
 
     def _too_general(self, entry, pending: Pending) -> bool:
         """An entry written for everyone on every attribute the candidate PAGES differ by ("졸업

@@ -57,6 +57,8 @@ def read(message: str, schema: fields.Schema, range_readers: Mapping[str, Any], 
     for name, attribute in schema.items():
         if fields.is_categorical(attribute):
             hits = _categorical_hits(message, attribute)
+            if not hits and name in declinable:
+                hits = _prefix_hits(message, attribute)
             if len(hits) == 1:
                 (value, found), = hits.items()
                 values[name] = value
@@ -113,6 +115,26 @@ def _categorical_hits(message: str, attribute) -> dict[str, list[tuple[int, int]
             found = [m.span() for m in re.finditer(_alias_pattern(alias), message, re.IGNORECASE)]
             if found:
                 hits.setdefault(canonical, []).extend(found)
+    return hits
+
+
+def _prefix_hits(message: str, attribute) -> dict[str, list[tuple[int, int]]]:
+    """An answer to the question just asked in its first syllables ("서울이요" for 서울캠퍼스, "경영"
+    for 경영학과, "심화요" for 심화전공): a Korean alias's beginning, two syllables or more, that no
+    other value's alias begins with, at the start of a word of the message."""
+    starts: dict[str, set[str]] = {}
+    for value in attribute.values:
+        for alias in _aliases(attribute, value):
+            if not alias.isascii():
+                for k in range(2, len(alias)):
+                    starts.setdefault(alias[:k], set()).add(value)
+    hits: dict[str, list[tuple[int, int]]] = {}
+    for prefix, values in sorted(starts.items(), key=lambda item: -len(item[0])):
+        if len(values) != 1:
+            continue
+        found = [m.span() for m in re.finditer(rf"(?<![가-힣A-Za-z]){re.escape(prefix)}", message)]
+        if found:
+            hits.setdefault(next(iter(values)), []).extend(found)
     return hits
 
 

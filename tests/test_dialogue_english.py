@@ -1,0 +1,65 @@
+"""English questions to institutions that write in Korean, offline (issue 12, part 6): the student's
+own row of an English table, the Korean pages when they answer as well as the English summary does,
+English verbs of asking that are no topic, and FAQ scores in a language the FAQ barely has."""
+
+from __future__ import annotations
+
+import pytest
+
+from serving.dialogue.answerability import contains
+from serving.dialogue.engine import open_advisor
+
+PROFILE = {"department": "CS", "admission_year": 2021, "major_type": "intensive", "grade": 3}
+
+
+@pytest.fixture(scope="module")
+def demo(demo_warehouse):
+    return open_advisor(demo_warehouse.builds, demo_warehouse.config())
+
+
+@pytest.fixture(scope="module")
+def business(business_warehouse):
+    return open_advisor(business_warehouse.builds, business_warehouse.config())
+
+
+def ask(advisor, message, profile=None):
+    session = advisor.new_session(dict(profile or {}))
+    reply = advisor.respond(session, message=message)
+    while reply.type == "ask":
+        reply = advisor.respond(session, profile={q.attribute: None for q in reply.questions})
+    return reply
+
+
+def test_an_english_word_is_in_a_text_where_a_word_begins_with_it():
+    assert contains("Graduates must pass", "graduate")
+    assert not contains("International undergraduates must", "graduate")
+    assert contains("학위복 대여", "대여") and contains("GPA 3.0", "gpa")
+
+
+def test_english_verbs_of_asking_are_not_what_a_question_is_about(demo):
+    assert demo._key_words("how many credits must I complete?") == ("credits",)
+    assert demo._key_words("what happens if I need to take leave?") == ("leave",)
+
+
+def test_an_english_table_answers_with_the_students_own_row(demo):
+    reply = ask(demo, "How many credits do I need in total to graduate?", PROFILE)
+    assert reply.tier == "documents" and "2021–2022" in reply.answer
+    assert "2015–2016" not in reply.answer and "2026" not in reply.answer.splitlines()[0]
+
+
+def test_the_korean_pages_answer_what_the_english_summary_only_mentions(demo):
+    reply = ask(demo, "how many major foundation credits must I complete?", PROFILE)
+    assert reply.tier == "documents" and "전공기초" in reply.answer and reply.trace.get("glossary")
+    assert reply.disclaimer.endswith("This answer is quoted from Korean-language material.")
+
+
+def test_an_entry_in_a_language_the_faq_barely_has_must_share_the_questions_words(business):
+    english = [e for e in business.faq_store.entries if e.question.isascii()]
+    assert 0 < len(english) < 10  # the business college's FAQ has one English entry
+    for message in ("how do I change my major?", "can I retake a course I failed?",
+                    "do I need to take an English test to graduate?"):
+        reply = ask(business, message)
+        assert not (reply.tier == "faq" and reply.citations[0].url == english[0].source_url), message
+    # a question it does answer still gets it
+    reply = ask(business, english[0].question)
+    assert reply.tier == "faq" and reply.citations[0].url == english[0].source_url
