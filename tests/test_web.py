@@ -80,11 +80,16 @@ def no_horizontal_overflow(page) -> bool:
     return page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
 
 
+def send(page, message: str) -> None:
+    """Types `message` into the input and sends it with Enter, as a student does."""
+    page.fill("#message", message)
+    page.press("#message", "Enter")
+
+
 def ask_and_answer_everything(page, question: str, max_rounds: int = 6):
     """Types `question`, answers every profile question with its first option, returns the answer."""
     answers_before = page.locator(".msg.answer").count()
-    page.fill("#message", question)
-    page.press("#message", "Enter")
+    send(page, question)
     for _ in range(max_rounds):
         page.wait_for_selector(LATEST_REPLY, timeout=60_000)
         if page.locator(".msg.answer").count() > answers_before:
@@ -145,13 +150,11 @@ def test_a_profile_answer_typed_instead_of_pressed_closes_the_question(demo_serv
     base, _advisor = demo_server
     exchanges = chat_bodies(phone)
     phone.goto(base + "/")
-    phone.fill("#message", "졸업하려면 전공 몇 학점 들어야 해요?")
-    phone.press("#message", "Enter")
+    send(phone, "졸업하려면 전공 몇 학점 들어야 해요?")
     first = phone.wait_for_selector(PENDING_QUESTION)
     replies = phone.locator(".msg.ask, .msg.answer, .msg.error")
     shown = replies.count()
-    phone.fill("#message", "컴퓨터학과 2021학번이요")
-    phone.press("#message", "Enter")
+    send(phone, "컴퓨터학과 2021학번이요")
     replies.nth(shown).wait_for(timeout=60_000)
     # the typed answer was read as the buttons: the questions it answered are not asked again
     asked_again = [q["attribute"] for q in exchanges.all()[-1]["reply"].get("questions", [])]
@@ -173,8 +176,7 @@ def test_new_conversation_button_forgets_the_session(demo_server, phone):
     base, _ = demo_server
     exchanges = chat_bodies(phone)
     phone.goto(base + "/")
-    phone.fill("#message", "안녕하세요")
-    phone.press("#message", "Enter")
+    send(phone, "안녕하세요")
     phone.wait_for_selector(".msg.answer")
     session_id = exchanges[-1]["reply"]["session_id"]
 
@@ -235,17 +237,14 @@ def test_dont_know_sends_null_and_server_text_is_never_markup(fake_server, phone
 def test_an_expired_session_is_explained_and_a_new_one_starts(fake_server, phone):
     exchanges = chat_bodies(phone)
     phone.goto(fake_server + "/")
-    phone.fill("#message", "안녕하세요")
-    phone.press("#message", "Enter")
+    send(phone, "안녕하세요")
     phone.wait_for_selector(".msg.answer")
     httpx.delete(f"{fake_server}/v1/sessions/{exchanges[-1]['reply']['session_id']}")  # e.g. expired meanwhile
 
-    phone.fill("#message", "안녕하세요")
-    phone.press("#message", "Enter")
+    send(phone, "안녕하세요")
     phone.wait_for_selector(".msg.error")
     assert exchanges[-1]["status"] == 404
-    phone.fill("#message", "안녕하세요")
-    phone.press("#message", "Enter")
+    send(phone, "안녕하세요")
     phone.locator(".msg.answer").nth(1).wait_for()
     assert exchanges[-1]["request"]["session_id"] is None and exchanges[-1]["status"] == 200
 
@@ -300,8 +299,7 @@ def test_a_snapshot_is_rendered_as_text_never_markup(phone):
     assert holder.refresh()
     with running_server(create_app(holder, ServingSettings(rate_per_minute=0))) as base:
         phone.goto(base + "/")
-        phone.fill("#message", "안녕하세요")
-        phone.press("#message", "Enter")
+        send(phone, "안녕하세요")
         phone.locator(".msg.answer .saved-copy").click()
         dialog = phone.locator("dialog#snapshot")
         dialog.wait_for(state="visible")
@@ -314,8 +312,7 @@ def test_a_failed_send_keeps_the_message_and_says_so_in_korean(fake_server, phon
     phone.goto(fake_server + "/")
     phone.route("**/v1/chat", lambda route: route.abort())  # the server is down
     question = "졸업 요건이 궁금해요"
-    phone.fill("#message", question)
-    phone.press("#message", "Enter")
+    send(phone, question)
     error = phone.wait_for_selector(".msg.error")
     assert "서버에 연결할 수 없어요" in error.inner_text()
     assert phone.input_value("#message") == question  # nothing to type again
@@ -343,11 +340,9 @@ def test_the_newest_reply_and_its_options_stay_above_the_input(fake_server, brow
     try:
         page.goto(fake_server + "/")
         for number in range(6):  # a conversation longer than the screen
-            page.fill("#message", f"질문 {number}: 수강 신청 기간이 언제예요?")
-            page.press("#message", "Enter")
+            send(page, f"질문 {number}: 수강 신청 기간이 언제예요?")
             page.locator(".msg.answer").nth(number).wait_for()
-        page.fill("#message", "졸업하려면 몇 학점 들어야 해요?")
-        page.press("#message", "Enter")
+        send(page, "졸업하려면 몇 학점 들어야 해요?")
         page.wait_for_selector(PENDING_QUESTION)
         page.wait_for_timeout(300)  # let the smooth/instant scroll settle
         composer_top = page.locator("#composer").bounding_box()["y"]
@@ -362,8 +357,7 @@ def test_the_newest_reply_and_its_options_stay_above_the_input(fake_server, brow
 
 def test_profile_answers_that_fail_to_send_can_be_sent_again(fake_server, phone):
     phone.goto(fake_server + "/")
-    phone.fill("#message", "몇 학점 들어야 해요?")
-    phone.press("#message", "Enter")
+    send(phone, "몇 학점 들어야 해요?")
     phone.wait_for_selector(PENDING_QUESTION)
     phone.route("**/v1/chat", lambda route: route.abort())
     for _ in range(2):
@@ -475,8 +469,7 @@ def site_phone(site_browser):
 
 def _answer_with_citation(page, base: str):
     page.goto(base + "/")
-    page.fill("#message", "안녕하세요")
-    page.press("#message", "Enter")
+    send(page, "안녕하세요")
     return page.wait_for_selector(".msg.answer .citations a.original")
 
 

@@ -15,8 +15,9 @@ from advisor.intents.not_sure import decide
 def certain_intent(message: str) -> tuple[str, str] | None:
     """(intent, rule) when a rule is certain whatever the backend: a message of greeting words only
     is a greeting; a question about the assistant itself, alone or behind a greeting, is ability,
-    and so are asking whether it is some office's bot or person, whether it can see one's records, and leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?") or announcing a
-    question without asking it ("질문 있어요", "I have a question"); asking it for
+    and so are asking whether it is some office's bot or person, whether it can see one's records,
+    leave to ask about a topic ("장학금 관련해서도 물어봐도 돼?") and announcing a question without
+    asking it ("질문 있어요", "I have a question"); asking it for
     cheer, comfort, praise or a joke is smalltalk, and so are chat about the day, meals or moods and
     taking leave.
     None otherwise (a greeting followed by a real question is left to the router: a question)."""

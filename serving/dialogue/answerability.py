@@ -37,9 +37,9 @@ REQUEST_WORDS = frozenset({"관련", "안내", "부탁", "문의", "질문", "�
 # looked uncovered by the very passage that answers it. A closed class, the same at every institution.
 ASKING_VERBS_EN = frozenset({
     "need", "needs", "needed", "get", "gets", "getting", "got", "go", "goes", "going", "find", "know", "tell",
-    "help", "want", "wants",
-    "wanted", "take", "takes", "taking", "took", "taken", "complete", "completed", "happen", "happens",
-    "happened", "mean", "means", "work", "works", "list", "show", "explain", "describe", "give"})
+    "help", "want", "wants", "wanted", "take", "takes", "taking", "took", "taken", "complete", "completed",
+    "happen", "happens", "happened", "mean", "means", "work", "works", "list", "show", "explain", "describe",
+    "give"})
 NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS | ASKING_VERBS_EN
 # Nouns (and, in English, verbs) that name an aspect of any topic, never a topic of their own:
 # "신청 기간", "방법", "서류", "연락처", "how do I apply?", "when is the deadline?". A question made

@@ -24,12 +24,12 @@ ablations of the evaluation are settings (`DialogueSettings`), not different cod
 from __future__ import annotations
 
 import json
-from collections import Counter
 import logging
 import re
 import threading
 import time
 import weakref
+from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from datetime import date
 from functools import cached_property, lru_cache
@@ -470,27 +470,25 @@ class Advisor:
         pending = session.pending
         if pending is None or not pending.asked:
             return None
-        found = typed.read(message, self.schema, self.stated.reader.extractors, declinable=pending.asked)
-        return found.values if found.values and self._only_about_the_asker(found.rest) else None
+        return self._values_only(message, declinable=pending.asked)
 
     def _follow_up(self, session: Session, message: str) -> dict | None:
         """Profile values a message names and nothing else, right after an answer ("데이터과학과는?",
         "그럼 2023학번은요?"): None when there was no answer yet or the message says more."""
-        if not session.last_question:
-            return None
-        found = typed.read(message, self.schema, self.stated.reader.extractors)
-        return found.values if found.values and self._only_about_the_asker(found.rest) else None
+        return self._values_only(message) if session.last_question else None
 
-    def _only_about_the_asker(self, rest: str) -> bool:
-        """Is what is left of a message, its profile values taken out, free of any topic? Words that
-        name an attribute ("학번은", "cohort"), its question's own words, and frames are not topics."""
+    def _values_only(self, message: str, declinable=()) -> dict | None:
+        """The profile values the message names, when what is left of it names no topic: words that
+        name an attribute ("학번은", "cohort"), the profile questions' own words and frames are none."""
+        found = typed.read(message, self.schema, self.stated.reader.extractors, declinable=declinable)
         allowed = typed.ATTRIBUTE_WORDS | self._question_words
-        return all(word.lower() in allowed or word in NOT_TOPICS or word.isdigit() for word in self._key_words(rest))
+        if found.values and all(word.lower() in allowed for word in self._key_words(found.rest)):
+            return found.values
+        return None
 
     @cached_property
     def _question_words(self) -> frozenset[str]:
-        return frozenset(w.lower() for attribute in self.schema.values()
-                         for w in self._key_words(getattr(attribute, "question", "") or ""))
+        return frozenset(w.lower() for attribute in self.schema.values() for w in self._key_words(attribute.question))
 
     # ------------------------------------------------------------------ retrieval and tiers
     def retrieve(self, query: str, known: Mapping[str, Any] | None, *, soft, k: int | None = None,

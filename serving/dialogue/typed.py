@@ -47,7 +47,8 @@ def read(message: str, schema: fields.Schema, range_readers: Mapping[str, Any], 
 
     A categorical value counts when one of its aliases or its label occurs (an English alias as a
     whole word: "AI" is not inside "MAIL"), and no other value of the same attribute does (two
-    values named is a comparison, not an answer). A cohort or grade counts as the institution's
+    values named is a comparison, not an answer); for an attribute just asked (`declinable`), also
+    the first syllables of one value's name ("서울이요"). A cohort or grade counts as the institution's
     annotator reads it ("21학번", "3학년"; `range_readers`: attribute -> an object with
     `ranges_in(text)`, the annotator's extractors), and a bare number ("2021", "21", "3") where it
     fits exactly one attribute still unread. When the message says it does not know, each of the
