@@ -24,7 +24,7 @@ MIN_COVERAGE = 0.5
 # class of the language, the same at every institution.
 QUESTION_WORDS = frozenset({
     "얼마", "얼마나", "무엇", "뭐", "뭣", "무얼", "언제", "어디", "누구", "몇", "어느", "어떤", "무슨", "왜", "어떻게", "어째서",
-    "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many", "number", "amount",
+    "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many", "number", "amount", "total",
 })
 # The nouns of a request's frame, not of its topic ("…관련하여 안내 부탁드립니다", "…준비 중인데 문의
 # 드려요"): Kiwi reads them as nouns and documents rarely use them, so left in they would weigh like
@@ -39,7 +39,7 @@ ASKING_VERBS_EN = frozenset({
     "need", "needs", "needed", "get", "gets", "getting", "got", "go", "goes", "going", "find", "know", "tell",
     "help", "want", "wants", "wanted", "take", "takes", "taking", "took", "taken", "complete", "completed",
     "happen", "happens", "happened", "mean", "means", "work", "works", "list", "show", "explain", "describe",
-    "give"})
+    "give", "require", "requires", "required"})
 NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS | ASKING_VERBS_EN
 # Nouns (and, in English, verbs) that name an aspect of any topic, never a topic of their own:
 # "신청 기간", "방법", "서류", "연락처", "how do I apply?", "when is the deadline?". A question made
