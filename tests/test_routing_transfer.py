@@ -237,7 +237,8 @@ def test_dev_messages_cover_every_register_and_are_not_seeds():
     "혹시 이 챗봇으로 어떤 것들을 확인할 수 있는지 알 수 있을까요?", "너 언제 만들어졌어", "이거 실시간 정보야?",
     "뭐부터 물어보면 돼요", "답변 틀리면 어떡해",
     # the FAQ it answers from; "here" for the service
-    "FAQ 말고 다른 것도 알아?", "FAQ에 없는 건 못 물어봐?", "Do you only know the FAQ?", "which topics can I ask about here?"])
+    "FAQ 말고 다른 것도 알아?", "FAQ에 없는 건 못 물어봐?", "Do you only know the FAQ?", "which topics can I ask about here?",
+    "tell me about yourself", "introduce yourself"])
 def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     assert is_meta_question(text)
 
@@ -253,7 +254,7 @@ def test_questions_about_the_assistant_are_recognized_in_any_register(text):
     "is the library run by the school?", "do you know the college scholarship deadline?", "졸업논문 어떻게 쓰는 거야",
     "수강신청 실시간 확인 돼?", "시험 답 틀리면 어떡해", "뭐부터 해야 돼요", "성적 확인 어떻게 해요?",
     "FAQ 어디서 봐요?", "FAQ에 휴학 내용 있어?", "where is the FAQ?", "who should I ask about scholarships?",
-    "is the office here open?"])
+    "is the office here open?", "tell me about the scholarship", "describe the leave process"])
 def test_messages_that_merely_mention_the_assistant_are_not_meta_questions(text):
     assert not is_meta_question(text)
 

@@ -249,6 +249,7 @@ REFERENCE_EN = {"you", "u", "ya", "your", "yourself", "bot", "chatbot", "assista
                 "here"}
 PREDICATE_EN = {
     "human", "person", "real", "robot", "bot", "ai", "machine", "computer", "program", "who", "what", "made", "built",
+    "yourself",  # "tell me about yourself"
     "created", "make", "name", "help", "know", "answer", "answers", "reply", "respond", "work", "available",
     "online", "weekend", "weekends", "night", "nights", "24", "7", "anytime", "always", "holiday", "holidays",
     "accurate", "trust", "reliable", "remember", "save", "store", "keep", "data", "privacy", "english", "korean",
@@ -267,7 +268,7 @@ FUNCTION_EN = {
     "are", "is", "am", "want", "r", "a", "an", "the", "can", "could", "will", "would", "did", "me", "i", "my", "with",
     "on", "in", "at", "or", "and", "to", "of", "for", "all", "also", "really", "actually", "even", "still", "hey",
     "so", "ok", "please", "be", "there", "any", "anything", "about", "how", "which", "kind", "sort", "much", "many",
-    "ever", "s", "re", "not", "just", "only", "tell", "kinds", "types", "type", "stuff", "should", "may", "by", "too",
+    "ever", "s", "re", "not", "just", "only", "tell", "describe", "introduce", "kinds", "types", "type", "stuff", "should", "may", "by", "too",
     "well", "that", "sure", "if", "exactly", "every", "during", "over", "through", "real", "hi", "hello",
     "else", "other", "otherwise", "like", "get", "give", "reply", "from", "things",
     "where", "when", "why", "our", "we", "us", "have", "has", "been", "up", "out", "than", "don", "doesn", "isn",
@@ -396,9 +397,10 @@ def is_meta_question(text: str) -> bool:
 
 
 def _asks_something_en(tokens: list[str]) -> bool:
-    """An English meta-question asks: it has a question word, an auxiliary first, or "you" followed
-    by a predicate ("you work weekends?")."""
+    """An English meta-question asks: it has a question word, an auxiliary or a request to tell
+    ("tell me about yourself") first, or "you" followed by a predicate ("you work weekends?")."""
     return tokens[0] in {"are", "r", "is", "do", "does", "can", "could", "will", "would", "who", "what", "how",
+                         "tell", "describe", "introduce",
                          "which", "did", "where", "when", "why"} or "who" in tokens or "what" in tokens
 
 
