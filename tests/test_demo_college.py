@@ -358,3 +358,13 @@ def test_particles_follow_the_last_syllable(word, pair, expected):
     from advisor.demo_college.phrasing import particle
 
     assert particle(word, pair) == expected
+
+
+def test_every_fact_question_has_an_english_wording_and_an_english_answer_can_state_the_fact():
+    from advisor.demo_college.facts import CREDIT_QUESTIONS, CURRICULUM_QUESTIONS, ENGLISH_QUESTIONS, states_fact
+
+    korean = {q for questions in (*CREDIT_QUESTIONS.values(), *CURRICULUM_QUESTIONS.values()) for q in questions}
+    assert korean == set(ENGLISH_QUESTIONS)
+    assert states_fact("For 2021–2022, total credits is 130 and general education is 36.", ["130학점"])
+    assert not states_fact("Credits by year\n- 2015: 140\n- 2021: 130", ["130학점"])  # every cohort's row
+    assert not states_fact("total credits is 1300", ["130학점"])
