@@ -411,7 +411,7 @@ def _asks_something_en(tokens: list[str]) -> bool:
 # words no lexicon can list. The message ends by naming the bot (or a person, when a word addresses
 # the assistant) and confirming; whatever comes before qualifies the bot. "조교도 직원이에요?" has no
 # addressee and stays a question; "AI 챗봇 공모전 있나요?" ends elsewhere.
-_BOT_CONFIRMED = re.compile(r"(?:챗봇|봇|인공지능|에이아이|ai|gpt|지피티|chatbot|bot)(?:이|인)?"
+_BOT_CONFIRMED = re.compile(_BOT_NOUN.pattern + r"(?:이|인)?"
                             r"(?:맞|맞죠|맞지|맞아|맞나|맞나요|맞아요|맞습니까|가요|인가요|이에요|예요|에요|야|이야|임|이지|지|죠|냐|이냐|니|이니)$")
 _PERSON_CONFIRMED = re.compile(r"(?:직원|사람|상담원|상담사|선생님|조교|교직원)(?:이|인)?"
                                r"(?:맞|맞죠|맞나요|맞아요|가요|인가요|이에요|예요|에요|야|이야|임|이지|냐|이냐|니|이니|세요|이세요|신가요|이신가요)$")
@@ -623,7 +623,7 @@ def asks_leave_to_ask(text: str) -> bool:
         return False
     normalized = normalize(text)
     if _LEAVE_TO_ASK_EN.search(normalized):
-        return not re.search(r"\b(?:when|how|where|why|which|what)\b", normalized)
+        return _FACT_EN.search(normalized) is None
     compact = "".join(t for t in _tokens(text) if _is_hangul(t))
     frame = _LEAVE_TO_ASK.search(compact)
     return (frame is not None and _SUBJECT_MATTER.search(compact[:frame.start()]) is not None

@@ -68,8 +68,10 @@ class Glossary:
             return text, []  # no English word: nothing to look up (every Korean message comes here)
         spans: list[tuple[int, int, str]] = []
         for pattern, alternatives in self._patterns:
-            korean = choose(alternatives) if choose is not None and len(alternatives) > 1 else alternatives[0]
+            korean = None  # chosen on the phrase's first match: most phrases never match
             for match in pattern.finditer(text):
+                if korean is None:
+                    korean = choose(alternatives) if choose is not None and len(alternatives) > 1 else alternatives[0]
                 if keep is not None and not keep(Gloss(match.group(), korean)):
                     continue
                 if not any(start < match.end() and match.start() < end for start, end, _ in spans):

@@ -52,15 +52,15 @@ ASPECT_WORDS = frozenset({
     "확인", "필요", "가능", "여부", "거", "것", "이거", "그거", "저거", "이것", "그것", "도움", "답", "처리", "하나",
     "information", "info", "apply", "application", "deadline", "deadlines", "contact", "document", "documents",
     "form", "forms", "process", "procedure", "schedule", "date", "dates", "requirement", "requirements", "place",
-    "office", "cost", "fee", "fees", "condition", "conditions", "go", "get", "find", "need", "know", "help", "submit",
-    "result", "results", "change", "cancel", "detail", "details", "more", "tell", "thing", "things", "stuff",
+    "office", "cost", "fee", "fees", "condition", "conditions", "submit",
+    "result", "results", "change", "cancel", "detail", "details", "more", "thing", "things", "stuff",
 })
 
 
 def names_no_topic(key_words: Sequence[str]) -> bool:
     """Does a question whose key words (numbers and NOT_TOPICS left out) are `key_words` name no
     topic, only aspects of one or nothing at all ("신청 기간 알려줘", "how do I apply?")?"""
-    return all(word.lower() in ASPECT_WORDS for word in key_words)
+    return all(word.lower() in ASPECT_WORDS or word.lower() in NOT_TOPICS for word in key_words)
 
 
 class TermWeights:

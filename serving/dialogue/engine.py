@@ -130,6 +130,8 @@ class ExtractiveAnswerer:
                                  self.tokenizer.split_sentences, search_text=search_text)
 
 
+# What a glossed English question drops: function words and what it asks with (answerability.NOT_TOPICS)
+_ENGLISH_FRAME = ENGLISH_FUNCTION_WORDS | NOT_TOPICS
 # Entries in a question's language the dense model must have seen to tell them apart (see
 # Advisor._scored_in_its_language): a few, not one or two.
 MIN_ENTRIES_TO_COMPARE = 10
@@ -682,8 +684,7 @@ class Advisor:
         if not found or self._faq_matches(pending, session):  # an entry answers it as written
             return None
         # what is left of the English frame ("how do I … for a …") would match every English page
-        text = _ENGLISH_WORD.sub(lambda m: "" if m.group().lower() in ENGLISH_FUNCTION_WORDS | NOT_TOPICS
-                                 else m.group(), text)
+        text = _ENGLISH_WORD.sub(lambda m: "" if m.group().lower() in _ENGLISH_FRAME else m.group(), text)
         text = " ".join(text.split())
         # the question as written keeps its English pages when they cover it better than the
         # Korean terms find passages that do ("I lost my student ID card" matches an English page on
@@ -778,17 +779,22 @@ class Advisor:
         In the institution's language the threshold was calibrated; a question in another
         language matched to an entry in the institution's language shares real words with it."""
         language = language_of(pending.message, self.language)
-        if (language == self.language or language_of(entry.question, self.language) != language
-                or self._faq_languages[language] >= MIN_ENTRIES_TO_COMPARE):
+        if (language == self.language or self._faq_languages[entry.source_url] != language
+                or self._faq_language_counts[language] >= MIN_ENTRIES_TO_COMPARE):
             return True
         words = self._key_words(pending.message)  # as asked: in the entry's language, not glossed
         return not words or coverage(words, [f"{entry.question}\n{entry.answer}"], self.term_weights,
                                      pending.message) >= MIN_COVERAGE
 
     @cached_property
-    def _faq_languages(self) -> Counter:
-        """How many FAQ entries are written in each language (by their question)."""
-        return Counter(language_of(e.question, self.language) for e in self.faq_store.entries)
+    def _faq_languages(self) -> dict[str, str]:
+        """The language each FAQ entry is written in (by its question), by its URL."""
+        return {e.source_url: language_of(e.question, self.language) for e in self.faq_store.entries}
+
+    @cached_property
+    def _faq_language_counts(self) -> Counter:
+        """How many FAQ entries are written in each language."""
+        return Counter(self._faq_languages.values())
 
     def _too_general(self, entry, pending: Pending) -> bool:
         """An entry written for everyone on every attribute the candidate PAGES differ by ("졸업
