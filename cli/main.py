@@ -208,7 +208,10 @@ def _lakehouse(warehouse: Path):
 
 def evaluate(args: argparse.Namespace) -> int:
     try:
-        return _evaluate(args)
+        chosen = [option for option in ("benchmark", "testsets", "devsets") if getattr(args, option) is not None]
+        if len(chosen) != 1:
+            raise _EvalError(EXIT_BAD_INPUT, "give exactly one of --benchmark, --testsets, --devsets")
+        return _evaluate(args) if args.benchmark is not None else _run_sets(args)
     except _EvalError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         return exc.code
@@ -273,6 +276,35 @@ def _evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_sets(args: argparse.Namespace) -> int:
+    """The locked test sets (aggregates only) or the development sets (with their failures), each
+    set's institution built in `--workdir`, one `testset_runs` row per set (eval/sets/)."""
+    import tempfile
+
+    from eval.sets import build, lock, show
+    from eval.sets.items import SetFormatError
+    from eval.sets.run import run_sets
+
+    purpose = "test" if args.testsets is not None else "development"
+    names = [n.strip() for n in (args.testsets or args.devsets or "").split(",") if n.strip() and n != "all"]
+    warehouse = _warehouse(args.warehouse)
+    workdir = Path(args.workdir) if args.workdir else Path(tempfile.gettempdir()) / "advisor-sets"
+    try:
+        done = run_sets(purpose, names or None, workdir.resolve(), lambda: _lakehouse(warehouse),
+                        real_faq=Path(args.real_faq) if args.real_faq else None,
+                        say=lambda line: console.print(line, highlight=False))
+    except (lock.LockError, SetFormatError, build.UnknownSet) as exc:
+        raise _EvalError(EXIT_BAD_INPUT, str(exc)) from None
+    except RuntimeError as exc:  # an institution that did not build
+        raise _EvalError(EXIT_FAILED, str(exc)) from None
+    for result in done:
+        print(show.aggregates(result.name, purpose, result.build_id, result.metrics) + "\n")
+        if purpose == "development":
+            print(show.failures(result.outcomes) + "\n")
+    console.print(f"recorded in {warehouse} (testset_runs)", highlight=False)
+    return EXIT_OK
+
+
 def fleet_compare(args: argparse.Namespace) -> int:
     """Every institution of a fleet root side by side (eval/fleet.py): one in-memory DuckDB with
     each `<root>/<key>/lakehouse.duckdb` attached read-only."""
@@ -312,7 +344,16 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=materialize)
 
     e = sub.add_parser("eval", help="evaluate systems on a benchmark against the latest index build")
-    e.add_argument("--benchmark", required=True, help="benchmark file, JSONL (docs/contracts.md §3)")
+    e.add_argument("--benchmark", help="benchmark file, JSONL (docs/contracts.md §3)")
+    e.add_argument("--testsets", nargs="?", const="all", metavar="NAMES",
+                   help="run the locked test sets (eval/testsets/; comma-separated names, default all): "
+                        "aggregates only, one testset_runs row each")
+    e.add_argument("--devsets", nargs="?", const="all", metavar="NAMES",
+                   help="run the development sets (eval/devsets/), with the items that went wrong")
+    e.add_argument("--workdir", help="where --testsets / --devsets build each set's institution "
+                                     "(default: <tmp>/advisor-sets; kept, so a re-run is incremental)")
+    e.add_argument("--real-faq", help="the real FAQ file the realfaq set is keyed to "
+                                      "(default: ../shared/realdata/hobit-faq.jsonl beside the clone)")
     e.add_argument("--systems", help="comma-separated system names (default: all)")
     e.add_argument("--settings", default="deployment,oracle", help="comma-separated: deployment, oracle")
     e.add_argument("--out", help="write the aggregates as JSON to this file")

@@ -8,9 +8,9 @@ import socket
 from pathlib import Path
 
 import pytest
-import yaml
 
 from advisor.config import DEMO_CONFIG_PATH
+from eval.sets.build import BUSINESS_CONFIG_PATH, config_on_port
 
 # the `openai_server` fixture (a real OpenAI-compatible HTTP server on 127.0.0.1) for every test module
 pytest_plugins = ["tests.openai_server"]
@@ -20,30 +20,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def config_on_port(config_path: Path, directory: Path, port: int, max_pages: int | None = None) -> Path:
-    """A bundled college's own config, its loopback site moved to `port` (and each source capped)."""
-    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
-    bundled = f":{config['local_site']['port']}"  # in every seed and allow pattern
-
-    def moved(node):
-        if isinstance(node, dict):
-            return {k: moved(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [moved(v) for v in node]
-        if isinstance(node, str):
-            return node.replace(bundled, f":{port}")
-        return node
-
-    config = moved(config)
-    config["local_site"]["port"] = port
-    if max_pages is not None:
-        for source in config["sources"]:
-            source["max_pages"] = max_pages
-    path = Path(directory) / f"{config_path.parent.name}.yaml"
-    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")  # keep the asking order
-    return path
 
 
 def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None) -> Path:
@@ -90,7 +66,6 @@ def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
 
 # ----------------------------------------------------------------------------- the business college
 
-BUSINESS_CONFIG_PATH = Path(__file__).resolve().parents[1] / "advisor" / "business_college" / "institution.yaml"
 BUSINESS_SELECTION = "not key:qa_benchmark and not key:evaluation and not key:evaluation_report"
 
 

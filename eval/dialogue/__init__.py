@@ -8,7 +8,9 @@ and the FAQ store's entries (which entry an FAQ paraphrase must be answered from
 are disjoint from the intent dataset's seeds and rewrites and from the FAQ calibration's
 paraphrases, so it measures generalization, not recall of training text.
 
-realfaq.py is a separate, held-out check on material nobody on the project wrote: a real college
-FAQ (kept outside the project; its path is an argument) built as a throwaway institution and asked
-in students' own words (realfaq_questions.jsonl, hand-written, gold keyed by the FAQ's entry ids).
+It is DEVELOPMENT data now (issue 25): its messages were read and tuned on. The measure that
+stays unseen is the locked test sets (eval/testsets/, run by eval/sets/).
+
+realfaq.py renders a real college FAQ (kept outside the project; its path is an argument) as an
+institution for those sets.
 """

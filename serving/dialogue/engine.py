@@ -262,7 +262,8 @@ class Advisor:
         pending = session.pending
         if pending is None:
             return Reply("answer", answer=templates.text("smalltalk", self.language), intent="smalltalk",
-                         tier="template", answer_method="template", profile_used=dict(session.known))
+                         tier="template", answer_method="template", profile_used=dict(session.known),
+                         trace={"template": "smalltalk"})
         missing = [name for name in pending.asked if not session.settled(name)]
         if missing:  # partial answers: ask the rest again (not counted twice)
             return self._ask(session, pending, missing, count=False)
@@ -289,13 +290,13 @@ class Advisor:
             return Reply("answer", answer=templates.text(reply_key, reply_language(message, self.language),
                                                          institution=self.config.institution),
                          intent=intent, tier="template", answer_method="template", profile_used=dict(session.known),
-                         trace={"routing": routing})
+                         trace={"routing": routing, "template": reply_key})
         if names_no_topic(self._key_words(spaced or message)):
             # "신청 기간 알려줘", "how do I apply?": an aspect of no topic in particular; any passage with
             # the word would look like an answer, so ask what it is about instead
             return Reply("answer", answer=templates.text("clarify", reply_language(message, self.language)),
                          intent=intent, tier="template", answer_method="clarify", profile_used=dict(session.known),
-                         trace={"routing": routing, "no_topic": True})
+                         trace={"routing": routing, "no_topic": True, "template": "clarify"})
         pending = Pending(message=message, intent=intent, stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
         if spaced:
