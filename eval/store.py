@@ -87,6 +87,24 @@ _LINEAGE_DDL = """
     benchmark       VARCHAR NOT NULL,
     benchmark_hash  VARCHAR NOT NULL"""
 
+# the message sets' runs (advisor eval --testsets / --devsets; eval/sets/runs.py writes them)
+TESTSET_RUNS_DDL = """
+CREATE TABLE IF NOT EXISTS testset_runs (   -- one row per message set per run (test and development sets)
+    run_id        VARCHAR NOT NULL,
+    set_name      VARCHAR NOT NULL,          -- demo | business | realfaq | …
+    purpose       VARCHAR NOT NULL,          -- test (locked, aggregates only) | development
+    file_hash     VARCHAR NOT NULL,          -- sha256 of the set file as run
+    items         INTEGER NOT NULL,
+    code_version  VARCHAR NOT NULL,          -- the git commit ("+dirty" with uncommitted changes)
+    build_id      VARCHAR NOT NULL,          -- the index build that answered
+    embedder      VARCHAR,
+    started_at    TIMESTAMPTZ NOT NULL,
+    finished_at   TIMESTAMPTZ NOT NULL,
+    metrics       JSON NOT NULL,             -- {metric: {value, n}}
+    PRIMARY KEY (run_id, set_name)
+);
+"""
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS eval_runs (
     run_id          VARCHAR PRIMARY KEY,
@@ -269,7 +287,7 @@ CREATE TABLE IF NOT EXISTS dialogue_bench_metrics (
     missing            VARCHAR,             -- why value is NULL when an LLM metric has no LLM
     PRIMARY KEY (run_id, metric, scope)
 );
-"""
+""" + TESTSET_RUNS_DDL
 
 # Columns added since the first version of these tables: added to an older lakehouse on open.
 ADDED_COLUMNS = (

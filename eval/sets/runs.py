@@ -1,6 +1,7 @@
 """`testset_runs`: one lakehouse row per set per run of `advisor eval --testsets` / `--devsets`, so
 how often each test set was run, on which code and build, is a query, not a memory
-(docs/lakehouse.md, "Test sets")."""
+(docs/lakehouse.md, `testset_runs`). The table's DDL lives with the other evaluation tables in
+eval/store.py."""
 
 from __future__ import annotations
 
@@ -14,24 +15,7 @@ from pathlib import Path
 import duckdb
 
 from advisor.lakehouse import insert_rows
-
-TESTSET_RUNS_DDL = """
-CREATE TABLE IF NOT EXISTS testset_runs (   -- one row per message set per run (test and development sets)
-    run_id        VARCHAR NOT NULL,
-    set_name      VARCHAR NOT NULL,          -- demo | business | realfaq | …
-    purpose       VARCHAR NOT NULL,          -- test (locked, aggregates only) | development
-    file_hash     VARCHAR NOT NULL,          -- sha256 of the set file as run
-    items         INTEGER NOT NULL,
-    code_version  VARCHAR NOT NULL,          -- the git commit ("+dirty" with uncommitted changes)
-    build_id      VARCHAR NOT NULL,          -- the index build that answered
-    embedder      VARCHAR,
-    started_at    TIMESTAMPTZ NOT NULL,
-    finished_at   TIMESTAMPTZ NOT NULL,
-    metrics       JSON NOT NULL,             -- {metric: {value, n}}
-    PRIMARY KEY (run_id, set_name)
-);
-"""
-
+from eval.store import TESTSET_RUNS_DDL
 
 ROOT = Path(__file__).resolve().parents[2]
 
