@@ -128,7 +128,7 @@ class PipelineSettings(_Strict):
 
     annotator: Literal["auto", "rules", "llm"] = "auto"
     augmentation: Literal["auto", "extractive", "llm"] = "auto"
-    embedder: Literal["auto", "lsa", "openai"] = "auto"
+    embedder: Literal["auto", "e5", "lsa", "openai"] = "auto"  # auto: openai with an LLM endpoint, else e5
     # URAG-F: LLM paraphrases of the FAQ questions and Q/A pairs generated from the documents,
     # added to the FAQ store (`off`: the institution's own FAQ only; offline there is no other)
     faq_enrichment: Literal["auto", "off", "llm"] = "auto"

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from advisor import progress
 from advisor.build import stage as index_stage
-from advisor.index.embedders import LSAEmbedder
+from advisor.index.embedders import E5Embedder, LSAEmbedder
 from advisor.ingest import coverage
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
@@ -41,22 +41,26 @@ def index_build(
     kept."""
     full = config.full  # the run's IndexBuildConfig; from here on `config` is the institution's
     config, started = begin(context, institution)
-    # `openai` asks for the LLM endpoint's embeddings; `lsa` is the offline backend
-    use_openai = llm.wanted({"openai": "llm", "lsa": "offline"}.get(config.pipeline.embedder, "auto"), "embedder")
-    progress.report("index_build", "training the embedder and writing the build")
+    # `openai` asks for the LLM endpoint's embeddings; `e5` (the default offline) and `lsa` are offline
+    use_openai = llm.wanted({"openai": "llm", "lsa": "offline", "e5": "offline"}.get(config.pipeline.embedder, "auto"),
+                            "embedder")
+    choice = "openai" if use_openai else ("lsa" if config.pipeline.embedder == "lsa" else "e5")
+    progress.report("index_build", f"embedding ({choice}) and writing the build")
     with warehouse.connect() as con, ExitStack() as stack:
         annotator = active_annotator_name(config, llm)
         annotator_version = scalar(con, "SELECT any_value(annotator_version) FROM chunk_annotations WHERE annotator = ?",
                                    [annotator])
 
         def make_embedder(texts, tokens):
-            if len(texts) < (1 if use_openai else 2):  # LSA is trained on the chunks: two at least
-                raise _nothing_to_index(con, config, len(texts), "openai" if use_openai else "lsa")
-            if use_openai:
+            if len(texts) < (2 if choice == "lsa" else 1):  # LSA is trained on the chunks: two at least
+                raise _nothing_to_index(con, config, len(texts), choice)
+            if choice == "openai":
                 from advisor.index.embedders import OpenAIEmbedder
 
                 return stack.enter_context(_closing(OpenAIEmbedder(llm.settings(), con)))
-            return LSAEmbedder.train(texts, tokens)  # trained on this corpus, saved inside the build
+            if choice == "lsa":
+                return LSAEmbedder.train(texts, tokens)  # trained on this corpus, saved inside the build
+            return E5Embedder(con)  # its vectors cached in the lakehouse: a re-run embeds only new texts
 
         enrich = None
         if llm.wanted({"llm": "llm", "off": "offline"}.get(config.pipeline.faq_enrichment, "auto"), "faq_enrichment"):
@@ -71,7 +75,7 @@ def index_build(
 
         outcome = index_stage.build_index(
             config, con, warehouse.root, annotator=annotator, annotator_version=annotator_version or "",
-            make_embedder=make_embedder, embedder_choice="openai" if use_openai else "lsa", run_id=context.run_id,
+            make_embedder=make_embedder, embedder_choice=choice, run_id=context.run_id,
             enrich=enrich, full=full,
         )
         metadata = {
@@ -79,7 +83,7 @@ def index_build(
             "published": outcome.published,
             "path": MetadataValue.path(str(outcome.directory)),
             "annotator": annotator,
-            "embedder": "openai" if use_openai else "lsa",
+            "embedder": choice,
             "build_seconds": round(outcome.seconds, 2),
             "delta_of": outcome.delta_of or "none (a full build)",
             **{f"chunks_{name}": n for name, n in sorted(outcome.counts.items())},

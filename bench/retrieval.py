@@ -141,7 +141,7 @@ def measure(build, records_tokens, annotations, queries, profiles, tokenize) -> 
             found = retriever.search(query, profile_for(profile), mode=mode.split("+")[0], soft=False, today=today)
             ours.append(time.perf_counter() - started)
             started = time.perf_counter()  # the query is embedded inside the timing, as ours does
-            vector = build.embedder.embed([query], [query_tokens[query]])[0] if mode != "bm25" else None
+            vector = build.embedder.embed_queries([query], [query_tokens[query]])[0] if mode != "bm25" else None
             records = naive.search(query_tokens[query], query, vector, mode, profile_for(profile), today)
             theirs.append(time.perf_counter() - started)
             same += found.chunk_ids == [r["chunk_id"] for r in records]

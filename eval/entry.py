@@ -163,23 +163,25 @@ def _intent_test_split(con) -> list:
 
 
 def intent_evaluation(build_dir: Path, test_examples: list) -> tuple[dict | None, str | None, list[dict]]:
-    """The build's offline router (the certain rules, then the intent classifier with its "not
-    sure") on the held-out examples: (intent_report, classifier version,
-    one prediction per example: example_id, text, gold intent, predicted, confidence), or
+    """The build's offline router (its classifier, over the build's encoder) on the held-out
+    examples, by route (faq and retrieval are both information): (intent_report, classifier
+    version, one prediction per example: example_id, text, gold route, predicted, confidence), or
     (None, None, []) when the build has no classifier or the lakehouse no test split."""
     if not test_examples or not (build_dir / INTENT_DIR).is_dir():
         return None, None, []
-    from advisor.intents import INTENTS
+    from advisor.index.embedders import load_embedder
+    from advisor.index.layout import EMBEDDER_DIR
+    from advisor.intents import ROUTES, route_of
     from advisor.intents.classifier import IntentClassifier
     from advisor.intents.metrics import intent_report
     from serving.dialogue.router import IntentRouter
 
-    classifier = IntentClassifier.load(build_dir / INTENT_DIR)
-    router = IntentRouter(classifier)  # routed as a student's message is: the certain rules, then the classifier
+    classifier = IntentClassifier.load(build_dir / INTENT_DIR, load_embedder(build_dir / EMBEDDER_DIR))
+    router = IntentRouter(classifier)  # routed as a student's message is
     predictions = []
     for e in test_examples:
-        intent, trace = router.route(e.text)
-        predictions.append({"example_id": e.example_id, "text": e.text, "intent": e.intent, "predicted": intent,
-                            "confidence": trace.get("confidence", 1.0)})  # a rule is certain
-    report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions], labels=INTENTS)
+        route, trace = router.route(e.text)
+        predictions.append({"example_id": e.example_id, "text": e.text, "intent": route_of(e.intent),
+                            "predicted": route, "confidence": trace.get("confidence", 1.0)})
+    report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions], labels=ROUTES)
     return report, classifier.version, predictions

@@ -75,23 +75,30 @@ def _batched(cache: dict, compute, texts: Sequence[str]) -> list:
 
 
 class CachingEmbedder:
-    """The build's embedder, memoized per (text, tokens): an embedder trained on Kiwi tokens embeds
-    a text differently with the retriever's query morphemes than with the FAQ tier's content
-    morphemes, so a vector is reused only for the same text read the same way."""
+    """The build's embedder, memoized per (kind, text, tokens): an embedder trained on Kiwi tokens
+    embeds a text differently with the retriever's query morphemes than with the FAQ tier's content
+    morphemes, and e5 a question differently from a passage, so a vector is reused only for the same
+    text read the same way."""
 
     def __init__(self, embedder) -> None:
         self.inner = embedder
         self._vectors: dict[tuple, np.ndarray] = {}
 
     def embed(self, texts: Sequence[str], tokens: Sequence[Sequence[str]] | None = None) -> np.ndarray:
+        return self._memoized("passage", self.inner.embed, texts, tokens)
+
+    def embed_queries(self, texts: Sequence[str], tokens: Sequence[Sequence[str]] | None = None) -> np.ndarray:
+        return self._memoized("query", self.inner.embed_queries, texts, tokens)
+
+    def _memoized(self, kind: str, compute, texts, tokens) -> np.ndarray:
         texts = list(texts)
-        keys = [(t, None if tokens is None else tuple(tokens[i])) for i, t in enumerate(texts)]
+        keys = [(kind, t, None if tokens is None else tuple(tokens[i])) for i, t in enumerate(texts)]
         missing = list(dict.fromkeys(k for k in keys if k not in self._vectors))
         if missing:
-            given = None if tokens is None else [list(k[1]) for k in missing]
-            for key, vector in zip(missing, self.inner.embed([k[0] for k in missing], given)):
+            given = None if tokens is None else [list(k[2]) for k in missing]
+            for key, vector in zip(missing, compute([k[1] for k in missing], given)):
                 self._vectors[key] = np.array(vector, copy=True)
-        return np.stack([self._vectors[k] for k in keys]) if texts else self.inner.embed([], [])
+        return np.stack([self._vectors[k] for k in keys]) if texts else compute([], [])
 
     def __getattr__(self, name):
         return getattr(self.inner, name)

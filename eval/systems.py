@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from eval.simulate import converse
 from serving.answer.fallback import fallback_answer
 from serving.dialogue import templates
-from serving.dialogue.engine import TEMPLATE_INTENTS
+from advisor.intents import TEMPLATE_ROUTES
 from advisor.retrieval.profile import known_profile, profile_prefix
 from advisor.retrieval.results import RetrievedChunk
 
@@ -151,9 +151,9 @@ def run_urag(advisor, augmented, query: str, hidden: Mapping[str, Any], oracle: 
     which belongs to another embedder's cosine scale), else the fallback (offline: the honest
     no-answer)."""
     started = time.perf_counter()
-    intent, _ = advisor.route(query)
-    if intent in TEMPLATE_INTENTS:
-        text = templates.text(intent, advisor.language, institution=advisor.config.institution)
+    route, routing = advisor.route(query)
+    if route in TEMPLATE_ROUTES and routing.get("sure", True):
+        text = templates.text(route, advisor.language, institution=advisor.config.institution)
         return SystemAnswer(text, [], "template", "template", [], seconds=time.perf_counter() - started,
                             query_text=query)
     text = baseline_query(query, hidden, oracle, advisor)

@@ -3,13 +3,14 @@ reuses the latest one's static side instead of redoing it (docs/architecture.md,
 their own cadence").
 
 Reused from the base build, unchanged: the embedder (LSA is not retrained: the new notices are
-embedded with the vocabulary and projection the base learned, and BM25 indexes their every word),
+embedded with the vocabulary and projection the base learned, and BM25 indexes their every word;
+e5 is one fixed model whose vectors the lakehouse caches),
 the static collection's indexes (hard links, never rewritten), and the dialogue's artifacts (the
 FAQ store, its scorer and calibrated threshold, the intent model). Written anew: the dynamic
 collection, the chunk store, the source snapshots and the manifest. A full build happens whenever
 anything the static side depends on changed (its chunks, annotations, augmentations, the intent
-dataset, the profile schema, the tokenizer, the code), when the embedder is not the offline LSA
-(the OpenAI embedder caches its vectors, so a full build costs no calls), or when asked
+dataset, the profile schema, the tokenizer, the code), when the embedder is not one saved in the
+build (LOCAL_EMBEDDERS: the OpenAI embedder caches its vectors, so a full build costs no calls), or when asked
 (`full=True`: the nightly refresh, which also recalibrates the FAQ threshold on the new notices).
 """
 
@@ -25,6 +26,7 @@ import duckdb
 from advisor.config import InstitutionConfig
 from advisor.faq.store import FAQ_KIND
 from advisor.index import layout
+from advisor.index.embedders import LOCAL_EMBEDDERS
 from advisor.index.store import latest_build_dir
 from advisor.lakehouse import scalar
 
@@ -63,14 +65,14 @@ def static_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, common: s
 
 def delta_base(builds_root: Path, fingerprint: str) -> Path | None:
     """The latest build, when its static side is the one `fingerprint` describes and it can lend it
-    (an LSA embedder saved in it, a static collection folder)."""
+    (an embedder saved in it, a static collection folder)."""
     directory = latest_build_dir(builds_root)
     if directory is None:
         return None
     manifest = layout.read_manifest(directory)
     if manifest.get("lineage", {}).get("static_fingerprint") != fingerprint:
         return None
-    if manifest.get("embedder", {}).get("name") != "lsa" or not (directory / STATIC).is_dir():
+    if manifest.get("embedder", {}).get("name") not in LOCAL_EMBEDDERS or not (directory / STATIC).is_dir():
         return None
     if not all((directory / name).exists() for name in SERVING_ARTIFACTS):
         return None

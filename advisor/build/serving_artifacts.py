@@ -3,7 +3,8 @@
 
     <build>/faq/           the URAG tier-1 store: FAQ entries (seed + LLM enrichment), question and answer
                            vectors, the institution's aliases, and the match scorer fitted for this build
-    <build>/intent/        the intent classifier, trained here on the lakehouse's intent_examples
+    <build>/intent/        the intent classifier, trained here on the lakehouse's intent_examples with the
+                           build's encoder
     <build>/serving.json   the FAQ threshold calibrated for this build's embedder, and how it was chosen
 
 The threshold must be calibrated per build: it depends on the embedder (the paper's 0.9 belongs
@@ -23,8 +24,10 @@ from advisor.faq.match import Scorer
 from advisor.faq.store import FAQStore, faq_entries_from_build, save_scorer, write_faq_store
 from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
-from advisor.intents.classifier import IntentClassifier, evaluate
+from advisor.intents.classifier import IntentClassifier, evaluate, sample
 from advisor.retrieval import Retriever, params_from
+
+MAX_EVALUATED = 400  # held-apart examples the build scores its router on (each costs an encoding)
 
 
 def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequence,
@@ -35,7 +38,7 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
     Returns (summary for the manifest, the threshold sweep's rows for the lakehouse)."""
     build_dir = Path(build_dir)
     faq_counts, calibration, enriched = prepare_faq(build_dir, config, tokenizer, enrich)
-    intent = _train_intents(build_dir / INTENT_DIR, intent_examples)
+    intent = _train_intents(build_dir / INTENT_DIR, intent_examples, load_build(build_dir).embedder)
     serving = {"faq_threshold": calibration.threshold, "calibration": calibration_summary(calibration),
                "intent": intent}
     (build_dir / SERVING_FILE).write_text(json.dumps(serving, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -76,14 +79,15 @@ def calibration_summary(calibration: Calibration) -> dict:
             "chosen": next((asdict(p) for p in calibration.points if p.threshold == calibration.threshold), None)}
 
 
-def _train_intents(directory: Path, examples: Sequence) -> dict:
-    """Train on the train split, measure on the held-apart test split, save."""
+def _train_intents(directory: Path, examples: Sequence, embedder) -> dict:
+    """Train on the train split (its vector model on `embedder`'s vectors), measure on the
+    held-apart test split, save."""
     if not examples:
         return {"trained": False, "reason": "no intent examples in the lakehouse (materialize intent_dataset)"}
     train = [e for e in examples if e.split == "train"]
     test = [e for e in examples if e.split == "test"]
-    classifier = IntentClassifier.train(train)
+    classifier = IntentClassifier.train(train, embedder)
     classifier.save(directory)
-    held_out = evaluate(classifier, test) if test else {}
+    held_out = evaluate(classifier, sample(test, MAX_EVALUATED)) if test else {}
     return {"trained": True, "version": classifier.version, "train": len(train), "test": len(test),
             "held_out": {k: held_out[k] for k in ("accuracy", "macro_f1") if k in held_out}}

@@ -27,7 +27,7 @@ from advisor.intents import classifier
 from advisor.intents.dataset import load_intent_examples
 from advisor.build import delta, records as index_records, serving_artifacts
 from advisor.index import layout, writer
-from advisor.index.embedders import load_embedder
+from advisor.index.embedders import LOCAL_EMBEDDERS, load_embedder
 from advisor.index.store import latest_build_dir
 from advisor.lakehouse import insert_rows, latest_run, scalar
 from advisor.versioning import code_version
@@ -76,15 +76,19 @@ def _serving_code_version() -> str:
     return code_version(serving_artifacts, classifier, calibrate, paraphrase, store, fit, match, kiwi_tokens)
 
 
-def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], embedder) -> writer.Augmented:
+def _augmented(con: duckdb.DuckDBPyConnection, tokenizer, records: list[dict], embedder, vectors) -> writer.Augmented:
     """Each record's URAG-D text (the LLM's rewriting where there is one, else the extractive one;
-    a chunk not augmented yet keeps its indexed text), tokenized through the token cache."""
+    a chunk not augmented yet keeps its indexed text), tokenized through the token cache. The e5
+    encoder embeds a passage's head, which for an augmented text is its document's summary, the
+    same for every chunk of the document: its augmented index keeps the chunks' own vectors (their
+    heads hold the title and headings already), and the summary reaches the BM25 side."""
     chosen = dict(con.execute("""SELECT chunk_id, arg_max(augmented_text, method = 'llm') FROM chunk_augmentations
                                  GROUP BY chunk_id""").fetchall())
     methods = sorted({m for (m,) in con.execute("SELECT DISTINCT method FROM chunk_augmentations").fetchall()})
     texts = [chosen.get(r["chunk_id"], r["indexed_text"]) for r in records]
     tokens = [[form for form, _ in found] for found in cached_tokens(con, tokenizer, texts)]
-    return writer.Augmented("+".join(methods) or "none", texts, tokens, embedder.embed(texts, tokens))
+    augmented_vectors = vectors if embedder.name == "e5" else embedder.embed(texts, tokens)
+    return writer.Augmented("+".join(methods) or "none", texts, tokens, augmented_vectors)
 
 
 def _holds_static_vectors(base: Path, records: list[dict], vectors) -> bool:
@@ -125,7 +129,7 @@ def build_index(
         manifest = layout.read_manifest(latest[1])
         return BuildOutcome(manifest["build_id"], latest[1], False, manifest["counts"], 0.0, manifest.get("serving", {}))
     static_fingerprint = delta.static_fingerprint(con, annotator, common, config)
-    base = None if full or embedder_choice != "lsa" else delta.delta_base(builds_root, static_fingerprint)
+    base = None if full or embedder_choice not in LOCAL_EMBEDDERS else delta.delta_base(builds_root, static_fingerprint)
 
     tokenizer = tokenizer_for(config)
     records = index_records.records_from_lakehouse(con, config.profile, annotator=annotator,
@@ -137,14 +141,14 @@ def build_index(
     tokens = [r["tokens"] for r in records]
     if base is not None:
         # a delta build embeds with the base's embedder, so its static vectors are the base's own
-        embedder = load_embedder(base / layout.EMBEDDER_DIR)
+        embedder = load_embedder(base / layout.EMBEDDER_DIR, con)  # e5: its vectors from the lakehouse cache
         vectors = embedder.embed(texts, tokens)
         if not _holds_static_vectors(base, records, vectors):
             base = None  # the base's static vectors differ after all: build in full
     if base is None:
         embedder = make_embedder(texts, tokens)
         vectors = embedder.embed(texts, tokens)
-    augmented = _augmented(con, tokenizer, records, embedder)
+    augmented = _augmented(con, tokenizer, records, embedder, vectors)
     reuse = {} if base is None else {delta.STATIC: base}
     lineage = {
         "run_id": run_id,

@@ -338,7 +338,7 @@ def store_search(store: FAQStore, embedder, tokenize: Tokenize, keywords: Tokeni
             return []
         texts = [q.text for q in queries]
         tokens = tokenize(texts)
-        vectors = embedder.embed(texts, tokens)
+        vectors = embedder.embed_queries(texts, tokens)
         words = keywords(texts) if keywords is not None else tokens
         best = []
         for query, vector, query_tokens in zip(queries, vectors, words):

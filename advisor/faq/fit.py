@@ -112,7 +112,7 @@ def training_pairs(store: FAQStore, embedder, key_words: Tokenize, content: Toke
     if not queries:
         return np.zeros((0, len(FEATURES))), np.zeros(0)
     texts = [q[0] for q in queries]
-    vectors = embedder.embed(texts, content(texts))
+    vectors = embedder.embed_queries(texts, content(texts))
     words = key_words(texts)
     rows_x, rows_y = [], []
     for (_, gold, profile), vector, query_words in zip(queries, vectors, words):

@@ -33,7 +33,7 @@ from advisor.retrieval.profile import EligibilityTable, known_profile
 
 ENTRIES_FILE = "entries.parquet"
 VECTORS_FILE = "vectors.npy"  # row i = the embedded QUESTION of entries.parquet row i
-ANSWER_VECTORS_FILE = "answer_vectors.npy"  # row i = the embedded ANSWER (absent in older builds)
+ANSWER_VECTORS_FILE = "answer_vectors.npy"  # row i = the embedded QUESTION + ANSWER (absent in older builds)
 META_FILE = "faq.json"  # which embedder made the vectors, the counts, the institution's aliases
 SCORER_FILE = "scorer.json"  # the fitted match scorer and how it was fitted (absent: the old rule)
 # At most this many entries per dense signal are scored (plus every entry sharing a key word): the
@@ -148,8 +148,12 @@ def write_faq_store(directory: Path, entries: Iterable[FAQEntry], embedder, toke
     answers = [e.answer for e in entries]
     answer_tokens = tokenize(answers) if entries else []
     if entries:
-        vectors = np.asarray(embedder.embed(questions, tokens), dtype=np.float32)
-        answer_vectors = np.asarray(embedder.embed(answers, answer_tokens), dtype=np.float32)
+        # a question compared with a question (the encoder's symmetric use), and with the whole
+        # entry, question and answer, as a passage: what a paraphrase that shares no word with the
+        # question still shares with the entry
+        vectors = np.asarray(embedder.embed_queries(questions, tokens), dtype=np.float32)
+        whole = [f"{e.question}\n{e.answer}" for e in entries]
+        answer_vectors = np.asarray(embedder.embed(whole, tokenize(whole)), dtype=np.float32)
     else:
         vectors = np.zeros((0, int(getattr(embedder, "dim", 0) or 0)), dtype=np.float32)
         answer_vectors = vectors

@@ -191,6 +191,10 @@ class LSAEmbedder:
             out[i] = values @ self._projection_t[cols]
         return normalize_rows(out)
 
+    def embed_queries(self, texts: Sequence[str], tokens: Sequence[Sequence[str]] | None = None) -> np.ndarray:
+        """Questions are embedded as any text is."""
+        return self.embed(texts, tokens)
+
     # ---------------------------------------------------------------- persistence
     def save(self, directory: Path) -> None:
         directory = Path(directory)

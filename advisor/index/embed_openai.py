@@ -117,6 +117,10 @@ class OpenAIEmbedder:
         return np.stack([known.get(h, np.zeros(dim, np.float32)) for h in hashes]) if texts \
             else np.zeros((0, dim), np.float32)
 
+    def embed_queries(self, texts: Sequence[str], tokens: Sequence[Sequence[str]] | None = None) -> np.ndarray:
+        """Questions are embedded as any text is."""
+        return self.embed(texts, tokens)
+
     def _fetch(self, wanted: dict[str, str]) -> dict[str, np.ndarray]:
         """Embed in batches, `concurrency` requests in flight; successful batches are cached even
         when another fails."""

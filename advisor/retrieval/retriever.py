@@ -124,7 +124,7 @@ class Retriever(BatchSearcher):
         wanted = (list(texts) if embedded or not own_words else []) + (list(queries) if own_words else [])
         found = self.tokenize(wanted) if wanted else []
         tokens = found[len(found) - len(queries):] if own_words else found
-        vectors = (self.build.embedder.embed(texts, found[:len(texts)]) if embedded and texts
+        vectors = (self.build.embedder.embed_queries(texts, found[:len(texts)]) if embedded and texts
                    else [None] * len(texts))
         on = soft is True or isinstance(soft, Set)  # an empty set writes nothing but stays on
         return [_Query(q, t, p, list(tk), v, kn, on, w)

@@ -51,6 +51,7 @@ from serving.dialogue.assembly import in_english, label_variants, pending_trace,
 from serving.dialogue.evidence import evidence_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
+from advisor.intents import TEMPLATE_ROUTES, intent_of
 from serving.dialogue.session import Pending, Session
 from serving.dialogue.tiers.documents import DocumentsTier
 from serving.dialogue.tiers.faq import FAQTier
@@ -64,7 +65,6 @@ from serving.dialogue.understanding import UNSPACED_SYLLABLES, MessageReader
 __all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "ExtractiveAnswerer", "LLMTasks", "NoBuildError",
            "Session", "UNSPACED_SYLLABLES", "label_variants", "open_advisor"]
 
-TEMPLATE_INTENTS = ("greeting", "ability", "smalltalk")
 # The longest message a student may send, whoever calls (the HTTP API, `advisor ask`, the evaluation); the API's
 # max_message_chars defaults to it, so its contract and the engine's own check are one number.
 MAX_MESSAGE_CHARS = 1_000
@@ -244,9 +244,9 @@ class Advisor:
         return reply
 
     def route(self, message: str) -> tuple[str, dict]:
-        """The message's intent as the dialogue routes it (the router, told what this build's
-        documents are about), and how it was decided."""
-        return self.router.route(message, self.reader.names_a_topic)
+        """The message's route as the dialogue routes it (greeting, ability, smalltalk, leaving,
+        information), and how it was decided (the trace's `sure`)."""
+        return self.router.route(message)
 
     def retrieve(self, query: str, known: Mapping[str, Any] | None, *, soft, k: int | None = None,
                  hard: bool = True, time_sensitive: bool | None = None, today: date | None = None) -> RetrievalResult:
@@ -300,21 +300,41 @@ class Advisor:
             reply.trace["follow_up"] = sorted(values)
             return reply
         spaced = self._spaced(message)
-        intent, routing = self.route(spaced or message)
-        if intent in TEMPLATE_INTENTS:
-            reply_key = "leaving" if routing.get("rule") == "leaving" else intent  # "I see" answers no goodbye
-            text = templates.text(reply_key, reply_language(message, self.language),
-                                  institution=self.config.institution)
-            return template_reply(text, intent, session, {"routing": routing, "template": reply_key})
+        route, routing = self.route(spaced or message)
+        if route in TEMPLATE_ROUTES and routing.get("sure", True):
+            return self._template(route, message, session, routing)
         if names_no_topic(self._key_words(spaced or message)):
             # "신청 기간 알려줘", "how do I apply?": an aspect of no topic in particular; any passage with
             # the word would look like an answer, so ask what it is about instead
             text = templates.text("clarify", reply_language(message, self.language))
-            return template_reply(text, intent, session, {"routing": routing, "no_topic": True, "template": "clarify"},
-                                  method="clarify")
-        pending = Pending(message=message, intent=intent, stage="query", asked=())
+            return template_reply(text, "retrieval", session,
+                                  {"routing": routing, "no_topic": True, "template": "clarify"}, method="clarify")
+        pending = Pending(message=message, intent="retrieval", stage="query", asked=())
         pending.trace = {"routing": routing, "questions": [], "retrievals": []}
-        return self._on_question(Turn(session, pending, today), spaced)
+        turn = Turn(session, pending, today)
+        if route in TEMPLATE_ROUTES:
+            # the router leans to a template but is not sure: what the tiers' evidence answers without
+            # asking anything is answered, the rest gets the template ("좋은 아침이에요 공강이라
+            # 들렀어요" matches no entry and no passage; "넌 휴학 신청 방법 알아?" does)
+            return self._answer_or_template(turn, spaced, route, routing)
+        return self._on_question(turn, spaced)
+
+    def _template(self, route: str, message: str, session: Session, routing: dict) -> Reply:
+        """The route's canned reply (a goodbye for leaving, "I see" for other smalltalk)."""
+        text = templates.text(route, reply_language(message, self.language), institution=self.config.institution)
+        return template_reply(text, intent_of(route), session, {"routing": routing, "template": route})
+
+    def _answer_or_template(self, turn: Turn, spaced: str | None, route: str, routing: dict) -> Reply:
+        self._read_question(turn, spaced)
+        turn.pending.stage = "evidence"  # the tiers may answer, not ask: a greeting is no question to profile
+        turn.pending.trace["leaning"] = route
+        if self._key_words(turn.pending.query):
+            for tier in (self.faq, self.documents):
+                outcome = tier.try_answer(turn)
+                if isinstance(outcome, Reply):
+                    return self._finish(turn, outcome)
+        turn.session.pending = None
+        return self._template(route, turn.pending.message, turn.session, routing)
 
     def _on_question(self, turn: Turn, spaced: str | None) -> Reply:
         """A question read, then answered from the FAQ at once when an entry applies to whoever asks;
@@ -460,7 +480,7 @@ class Advisor:
         session, pending = turn.session, turn.pending
         session.pending = None
         session.last_question = pending.query
-        reply.intent = pending.intent
+        reply.intent = "faq" if reply.tier == "faq" else pending.intent
         reply.profile_used = dict(session.known)
         reply.trace.update(pending_trace(pending))
         return reply
@@ -519,5 +539,5 @@ def open_advisor(builds_root: Path, config: InstitutionConfig, llm_settings=None
 
         faq_store = FAQStore.load(directory / FAQ_DIR, build.schema)
     return Advisor(build, config, tokenizer=tokenizer, llm=LLMTasks.from_client(client, config),
-                   router=IntentRouter.from_build(directory, client), faq_store=faq_store,
+                   router=IntentRouter.from_build(directory, client, build.embedder), faq_store=faq_store,
                    thresholds=load_thresholds(directory), settings=settings)

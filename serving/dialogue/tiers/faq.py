@@ -60,7 +60,7 @@ class FAQTier:
                                        hard=hard, query_tokens=self.reader.terms(query)[1]))
 
     def _embed(self, message: str):
-        return self.embedder.embed([message], [list(self.reader.terms(message)[0])])[0]
+        return self.embedder.embed_queries([message], [list(self.reader.terms(message)[0])])[0]
 
     def matches(self, pending: Pending, session: Session) -> list:
         """FAQ entries close enough to answer verbatim (URAG tier 1): cosine at or above the

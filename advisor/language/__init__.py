@@ -1,0 +1,44 @@
+"""Language knowledge as data: one folder per language (`advisor/language/<code>/`), YAML files a
+maintainer reads and edits, this module their one reader (the way spaCy keeps `lang/<code>/` and
+Lucene its stop-word and synonym files). Code never spells a word of a language: it asks for a
+list by name.
+
+    words("intents", "greeting")            the greeting examples of every language, in order
+    load("ko", "questions")["frames"]       one language's file as a dict
+
+A file missing for a language is an empty dict: a language that has no example of something simply
+contributes none.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+LANGUAGES = ("ko", "en")
+
+
+@cache
+def load(lang: str, name: str) -> dict:
+    """`advisor/language/<lang>/<name>.yaml` as a dict ({} when that language has no such file)."""
+    path = resources.files(__name__) / lang / f"{name}.yaml"
+    if not path.is_file():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"advisor/language/{lang}/{name}.yaml: expected a mapping at the top")
+    return data
+
+
+def words(name: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> tuple[Any, ...]:
+    """The list `key` of file `name`, concatenated over `langs` (duplicates dropped, order kept)."""
+    out: list = []
+    for lang in langs:
+        value = load(lang, name).get(key) or []
+        if not isinstance(value, list):
+            raise ValueError(f"advisor/language/{lang}/{name}.yaml: {key!r} must be a list")
+        out += value
+    return tuple(dict.fromkeys(out)) if all(isinstance(v, str) for v in out) else tuple(out)
