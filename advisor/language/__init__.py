@@ -5,6 +5,8 @@ list by name.
 
     words("intents", "greeting")            the greeting examples of every language, in order
     load("ko", "questions")["frames"]       one language's file as a dict
+    in_turn("router", "examples")           every language's examples, taken in turn
+    alternation(words("answers", "asks_date"))   a regular expression of a word list
 
 A file missing for a language is an empty dict: a language that has no example of something simply
 contributes none.
@@ -12,7 +14,10 @@ contributes none.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import cache
+from itertools import zip_longest
 from importlib import resources
 from typing import Any
 
@@ -33,6 +38,13 @@ def load(lang: str, name: str) -> dict:
     return data
 
 
+@cache
+def languages_with(name: str) -> tuple[str, ...]:
+    """The codes of the languages that have a file `name`, sorted."""
+    root = resources.files(__name__)
+    return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and (p / f"{name}.yaml").is_file()))
+
+
 def words(name: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> tuple[Any, ...]:
     """The list `key` of file `name`, concatenated over `langs` (duplicates dropped, order kept)."""
     out: list = []
@@ -42,3 +54,22 @@ def words(name: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> tuple[Any,
             raise ValueError(f"advisor/language/{lang}/{name}.yaml: {key!r} must be a list")
         out += value
     return tuple(dict.fromkeys(out)) if all(isinstance(v, str) for v in out) else tuple(out)
+
+
+def in_turn(name: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> tuple[Any, ...]:
+    """The list `key` of file `name` of every language in `langs`, merged by taking each
+    language's next item in turn (ko, en, ko, en, ..., then the rest of the longer list): a list
+    that mixes languages keeps them mixed."""
+    lists = []
+    for lang in langs:
+        value = load(lang, name).get(key) or []
+        if not isinstance(value, list):
+            raise ValueError(f"advisor/language/{lang}/{name}.yaml: {key!r} must be a list")
+        lists.append(value)
+    missing = object()
+    return tuple(item for items in zip_longest(*lists, fillvalue=missing) for item in items if item is not missing)
+
+
+def alternation(words_: Iterable[str]) -> str:
+    """A regular expression that matches any of `words_` as written (each escaped), tried in order."""
+    return "|".join(map(re.escape, words_))

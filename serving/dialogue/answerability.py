@@ -15,46 +15,25 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
+from advisor import language
+
 # Chosen on the development questions of both bundled institutions (tests/test_dialogue_asking.py):
 # in-scope questions cover 0.52-1.0 of their weight in their evidence, out-of-scope ones 0-0.48 (a
 # generic word like "시간" or "위치" found, the topic word not).
 MIN_COVERAGE = 0.5
 # What a question asks with, not about: interrogatives are nouns to Kiwi ("얼마", "언제") and rare in
-# documents, so left in they would weigh most and make every "얼마예요?" look out of scope. A closed
-# class of the language, the same at every institution.
-QUESTION_WORDS = frozenset({
-    "얼마", "얼마나", "무엇", "뭐", "뭣", "무얼", "언제", "어디", "누구", "몇", "어느", "어떤", "무슨", "왜", "어떻게", "어째서",
-    "what", "when", "where", "who", "whom", "which", "why", "how", "much", "many", "number", "amount", "total",
-})
-# The nouns of a request's frame, not of its topic ("…관련하여 안내 부탁드립니다", "…준비 중인데 문의
-# 드려요"): Kiwi reads them as nouns and documents rarely use them, so left in they would weigh like
-# a topic nobody covers. Also a closed class of the language; topical nouns such as 기준, 방법, 기간
-# stay ("졸업 기준" is a topic).
-REQUEST_WORDS = frozenset({"관련", "안내", "부탁", "문의", "질문", "궁금", "설명", "경우", "준비", "말씀", "요청", "답변"})
-# The English verbs a student asks or acts with ("how many credits do I need to complete?", "what
-# happens if …", "how do I get …"): Kiwi tags every Latin word alike, so they would count as topics
-# where a Korean question's verbs never do (only its nouns are key words); an English question then
-# looked uncovered by the very passage that answers it. A closed class, the same at every institution.
-ASKING_VERBS_EN = frozenset({
-    "need", "needs", "needed", "get", "gets", "getting", "got", "go", "goes", "going", "find", "know", "tell",
-    "help", "want", "wants", "wanted", "take", "takes", "taking", "took", "taken", "complete", "completed",
-    "happen", "happens", "happened", "mean", "means", "work", "works", "list", "show", "explain", "describe",
-    "give", "require", "requires", "required"})
-NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS | ASKING_VERBS_EN
-# Nouns (and, in English, verbs) that name an aspect of any topic, never a topic of their own:
-# "신청 기간", "방법", "서류", "연락처", "how do I apply?", "when is the deadline?". A question made
-# only of these (and of NOT_TOPICS) asks about nothing in particular, and any passage with the word
-# would "cover" it ("방법 알려줘" met a course description of reinforcement-learning methods). A
-# closed class of the language; a topic beside them ("휴학 신청 기간") and the question is one.
-ASPECT_WORDS = frozenset({
-    "정보", "방법", "신청", "기간", "서류", "연락처", "문의처", "일정", "절차", "내용", "자료", "기한", "마감", "장소", "위치",
-    "담당", "부서", "비용", "조건", "자격", "기준", "날짜", "시간", "사항", "결과", "발표", "변경", "취소", "제출", "접수",
-    "확인", "필요", "가능", "여부", "거", "것", "이거", "그거", "저거", "이것", "그것", "도움", "답", "처리", "하나",
-    "information", "info", "apply", "application", "deadline", "deadlines", "contact", "document", "documents",
-    "form", "forms", "process", "procedure", "schedule", "date", "dates", "requirement", "requirements", "place",
-    "office", "cost", "fee", "fees", "condition", "conditions", "submit",
-    "result", "results", "change", "cancel", "detail", "details", "more", "thing", "things", "stuff",
-})
+# documents, so left in they would weigh most and make every "얼마예요?" look out of scope.
+QUESTION_WORDS = frozenset(language.words("question_words", "interrogatives"))
+# The words of a request's frame, not of its topic: the Korean nouns of "…관련하여 안내 부탁드립니다",
+# the English verbs of "how do I get …" (Kiwi tags every Latin word alike). Topical nouns such as
+# 기준, 방법, 기간 stay ("졸업 기준" is a topic).
+REQUEST_WORDS = frozenset(language.words("key_words", "request_frame"))
+NOT_TOPICS = QUESTION_WORDS | REQUEST_WORDS
+# Words that name an aspect of any topic, never a topic of their own: "신청 기간", "방법", "서류",
+# "how do I apply?". A question made only of these (and of NOT_TOPICS) asks about nothing in
+# particular, and any passage with the word would "cover" it ("방법 알려줘" met a course description
+# of reinforcement-learning methods); a topic beside them ("휴학 신청 기간") and the question is one.
+ASPECT_WORDS = frozenset(language.words("key_words", "aspects"))
 
 
 def names_no_topic(key_words: Sequence[str]) -> bool:
