@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -49,6 +50,7 @@ GRID_START, GRID_STOP, GRID_STEP = 0.50, 0.995, 0.005
 TIE_TOLERANCE = 1e-12
 METHODS = ("rule_paraphrases", "llm_paraphrases")
 OFFTOPIC = "offtopic"
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")  # an entry with a Hangul syllable is Korean
 # A scored store's threshold: the lowest at which this share of the FAQ tier's answers on held-out
 # queries is right. The scorer's score means "this entry answers it", so a precision target is the
 # transferable rule; the two-tier MRR barely rewards a verbatim answer (the document tier usually
@@ -457,7 +459,7 @@ def _answer_probes(store: FAQStore, seeds: Sequence, key_words: Tokenize, half: 
     weight = store.lexicon.weight if store.lexicon is not None else (lambda word: 1.0)
     out = []
     for entry, question, answer in zip(seeds, question_words, answer_words):
-        korean = any("가" <= ch <= "힣" for ch in entry.question)
+        korean = _HANGUL.search(entry.question) is not None
         text = answer_probe(question, answer, weight, korean, f"{seed}\x00{half}\x00{site_key(entry.source_url)}")
         if text:
             out.append(CalibrationQuery(text, entry.source_url, student_for(entry.applies_to, store.schema), "faq"))

@@ -19,45 +19,37 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache, partial
+from string import Formatter
+
+from advisor import language
 
 Tokenize = Callable[[list[str]], list[list[str]]]
 
-_HANGUL = re.compile(r"[가-힣]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _TRAILING_PUNCT = " ?？.!。~"
 _TAIL_NOTE = re.compile(r"\s*(\([^()]*\))\s*[?？.!。]*\s*$")  # "...궁금해요(심화전공)." -> "(심화전공)"
 
-KOREAN_FILLERS = ("혹시", "그런데", "근데", "저기요", "저")
-KOREAN_ADDED_FILLERS = ("혹시", "그런데")
-QUESTION_WORDS = ("언제", "어떻게", "어디서", "어디에", "어디", "몇", "무엇을", "무엇이", "무엇", "뭐가", "뭐",
-                  "누가", "누구", "왜", "얼마나", "얼마", "어느", "어떤")
-# Stems that carry no topic: a keyword query leaves them out (Korean grammar, not domain words).
-KEYWORD_STOP = frozenset({"어떻", "어떠", "있", "없", "하", "되", "알리", "궁금", "궁금하", "주", "같", "싶", "이러", "그러"})
+# The rules' words, endings and templates: advisor/language/<code>/paraphrase.yaml; particles and
+# the stem's endings: ko/grammar.yaml; question words: ko/question_words.yaml
+_KO = language.load("ko", "paraphrase")
+_EN = language.load("en", "paraphrase")
+_GRAMMAR = language.load("ko", "grammar")
 
-# Synonyms of general university administration. (pattern, replacement) pairs, applied both ways;
-# the look-behinds keep compounds whole (이수학점 is not 이수이수학점, 수강신청 stays a term).
-_SYNONYM_PAIRS: tuple[tuple[str, str, str, str], ...] = (
-    # (pattern a, replacement for a, pattern b, replacement for b)
-    (r"(?<!수강)신청", "접수", r"접수", "신청"),
-    (r"방법", "절차", r"절차", "방법"),
-    (r"기간", "일정", r"일정", "기간"),
-    (r"(?<!이수)(?<!이수 )학점", "이수학점", r"이수\s?학점", "학점"),
-    (r"조건", "요건", r"요건", "조건"),
-    (r"가능한가요", "할 수 있나요", r"(?<=[가-힣])할 수 있나요", " 가능한가요"),
-    (r"가능합니까", "할 수 있습니까", r"(?<=[가-힣])할 수 있습니까", " 가능합니까"),
-    (r"가능한지", "할 수 있는지", r"(?<=[가-힣])할 수 있는지", " 가능한지"),
-    (r"(?<!교)과목", "교과목", r"교과목", "과목"),
-    (r"들어야", "이수해야", r"이수해야", "들어야"),
-    (r"어떻게 하나요", "어떤 방법으로 하나요", r"어떤 방법으로 하나요", "어떻게 하나요"),
-)
-_ENGLISH_SYNONYMS: tuple[tuple[str, str], ...] = (
-    ("apply", "register"), ("application", "registration"), ("deadline", "due date"),
-    ("requirements", "conditions"), ("requirement", "condition"), ("credits", "credit hours"),
-    ("procedure", "process"), ("schedule", "timeline"), ("course", "class"), ("courses", "classes"),
-    ("can i", "am i allowed to"), ("how do i", "how can i"), ("period", "window"),
-)
-ENGLISH_FILLERS = ("by the way,", "quick question:", "hi,", "so")
+KOREAN_FILLERS = tuple(_KO["fillers"])
+KOREAN_ADDED_FILLERS = tuple(_KO["added_fillers"])
+QUESTION_WORDS = tuple(language.load("ko", "question_words")["movable"])
+# Stems that carry no topic: a keyword query leaves them out (grammar, not domain words).
+KEYWORD_STOP = frozenset(language.words("key_words", "keyword_stop"))
+
+# Synonyms of general university administration: (pattern a, replacement for a, pattern b,
+# replacement for b), applied both ways; the look-behinds keep compounds whole.
+_SYNONYM_PAIRS: tuple[tuple[str, str, str, str], ...] = tuple(tuple(pair) for pair in _KO["synonyms"])
+_ENGLISH_SYNONYMS: tuple[tuple[str, str], ...] = tuple(tuple(pair) for pair in _EN["synonyms"])
+ENGLISH_FILLERS = tuple(_EN["fillers"])
 
 
 @dataclass(frozen=True)
@@ -147,15 +139,19 @@ def _korean_candidates(question: str, tokenize: Tokenize | None) -> list[_Candid
     return out
 
 
-_REQUEST = re.compile(r"^(?P<np>.+?)\s*(?:[이가을를은는]|에 대해서?)?\s*(?:알려\s?주세요|알려\s?주십시오|알려\s?줘|"
-                      r"알고\s?싶어요|알고\s?싶습니다|궁금합니다|궁금해요|궁금해)$")
-_HOW_IS = re.compile(r"^(?P<np>.+?)\s*(?:[은는이가])?\s*어떻게\s?(?:되나요|돼요|됩니까|되죠)$")
-_CLAUSE = re.compile(r"^(?P<np>.+(?:려면|으면))$")
-_COPULA = re.compile(r"^(?P<np>.+?)\s*(?:인가요|인지요|입니까|이에요|예요|인가)$")
-_ADJECTIVE = re.compile(r"^(?P<np>.+?)(?P<syllable>[가-힣])가요$")
-_VERB = re.compile(r"^(?P<np>.+?)(?:나요|습니까|나|냐)$")
-_FORMAL_VOWEL = re.compile(r"^(?P<np>.*?)(?P<syllable>[가-힣])니까$")  # 합니까: 하 + ㅂ니까
-_TOPIC = re.compile(r"^(?P<np>.+?[가-힣A-Za-z0-9)])(?:은|는)$")
+_READ = _KO["endings_read"]
+_REQUEST = re.compile(_READ["request"])
+_HOW_IS = re.compile(_READ["how_is"])
+_CLAUSE = re.compile(_READ["clause"])
+_COPULA = re.compile(_READ["copula"])
+_ADJECTIVE = re.compile(_READ["adjective"])
+_VERB = re.compile(_READ["verb"])
+_FORMAL_VOWEL = re.compile(_READ["formal_vowel"])  # 합니까: 하 + ㅂ니까
+_TOPIC = re.compile(_READ["topic"])
+_CONDITIONAL = _GRAMMAR["conditional_ending"]
+_SENTENCE_ENDINGS = tuple(_GRAMMAR["sentence_endings"])
+_FORMAL = _GRAMMAR["formal"]
+_MODIFIER = _GRAMMAR["modifier"]
 
 
 def _parse_korean(question: str) -> _Parsed:
@@ -171,68 +167,65 @@ def _parse_korean(question: str) -> _Parsed:
     for kind, pattern in (("request", _REQUEST), ("noun", _HOW_IS), ("clause", _CLAUSE), ("copula", _COPULA)):
         if match := pattern.match(text):
             np_ = match.group("np").strip()
-            if np_.endswith("면"):  # "…하면 어떻게 되나요" asks for an outcome, "…하려면?" for a procedure
+            if np_.endswith(_CONDITIONAL):  # "…하면 어떻게 되나요" asks for an outcome, "…하려면?" for a procedure
                 kind = "outcome" if kind == "noun" else "clause"
             return _Parsed(filler, np_, kind, note)
     if (match := _ADJECTIVE.match(text)) and (stem := _adjective_body(match.group("np"), match.group("syllable"))):
         return _Parsed(filler, stem, "adjective", note)
-    if (match := _FORMAL_VOWEL.match(text)) and _final_index(match.group("syllable")) == 17 and match.group("syllable") != "습":
+    if (match := _FORMAL_VOWEL.match(text)) and _formal_after_vowel(match.group("syllable")):
         return _Parsed(filler, match.group("np") + _with_final_index(match.group("syllable"), 0), "verb", note)
     if match := _VERB.match(text):
         return _Parsed(filler, match.group("np"), "verb", note)
     if match := _TOPIC.match(text):
         return _Parsed(filler, match.group("np"), "noun", note)
-    if text.endswith(("요", "다")):  # a statement of the student's situation
+    if text.endswith(_SENTENCE_ENDINGS):  # a statement of the student's situation
         return _Parsed(filler, text, "statement", note)
     return _Parsed(filler, text, "other", note)
 
 
+def _formal_after_vowel(syllable: str) -> bool:
+    """합 of 합니까 (a stem ending in a vowel, with the formal ending's final), not 습 of 습니까."""
+    return (_final_index(syllable) == _final_index_of(_FORMAL["final"])
+            and syllable + _FORMAL["after_vowel"] != _FORMAL["after_consonant"])
+
+
 def _adjective_body(before: str, syllable: str) -> str | None:
     """가능한가요 -> 가능하; 다른가요 -> 다르; 많은가요 -> 많 (None: not this form)."""
-    if syllable == "은" and before and _final_index(before[-1]) > 0:
+    if syllable == _MODIFIER["after_consonant"] and before and _final_index(before[-1]) > 0:
         return before
-    if syllable != "인" and _final_index(syllable) == 4:  # final ㄴ is the ending, not the stem
-        return before + _with_final_index(syllable, 0)
+    if syllable != _MODIFIER["copula"] and _final_index(syllable) == _final_index_of(_MODIFIER["final"]):
+        return before + _with_final_index(syllable, 0)  # the modifier's final is the ending, not the stem
     return None
 
 
-# A question asked again by the kind of its body (_Parsed.kind): the body -> the new questions.
+# A question asked again by the kind of its body (_Parsed.kind): templates of the new questions.
 # Any kind not listed (noun, request, other) is asked about as a noun phrase, as a whole.
-_ENDINGS = {  # the ending swapped, in the polite register of most FAQs
-    "verb": lambda b: [f"{b}는지 알려주세요.", f"{b}는지 궁금합니다.", f"{b}나요?", f"{b}는지 알고 싶어요."],
-    "adjective": lambda b: [f"{_adjective_whether(b)} 알려주세요.", f"{_adjective_whether(b)} 궁금합니다.",
-                            f"{_adjective_modifier(b)}가요?"],
-    "copula": lambda b: [f"{b}인지 알려주세요.", f"{b}인지 궁금합니다.", f"{b}인가요?"],
-    "clause": lambda b: [f"{b} 어떻게 해야 하나요?", f"{b} 어떻게 하나요?", f"{b} 무엇을 해야 하는지 알려주세요."],
-    "outcome": lambda b: [f"{b} 어떻게 되는지 알려주세요.", f"{b} 어떻게 되는지 궁금합니다.", f"{b} 어떻게 돼요?"],
-    "statement": lambda b: [f"{b}. 어떻게 해야 하나요?", f"{b}. 방법이 있나요?", f"{b}. 어떻게 하면 되는지 알려주세요."],
-    "noun": lambda b: [f"{b}{_particle(b, '이', '가')} 어떻게 되나요?", f"{b} 알려주세요.",
-                       f"{b}{_particle(b, '이', '가')} 궁금합니다.", f"{b}{_particle(b, '은', '는')}?"],
-}
-_REGISTERS = {  # formal (습니까) and casual (no 요) versions
-    "verb": lambda b: [f"{_formal(b)}까?", f"{b}나?"],
-    "adjective": lambda b: [f"{_formal(b)}까?", f"{_adjective_modifier(b)}가?"],
-    "copula": lambda b: [f"{b}입니까?", f"{b}{'이야' if _has_final(b) else '야'}?"],
-    "clause": lambda b: [f"{b} 어떻게 해?", f"{b} 어떻게 합니까?"],
-    "outcome": lambda b: [f"{b} 어떻게 됩니까?", f"{b} 어떻게 돼?"],
-    "statement": lambda b: [f"{b}. 어떻게 해?", f"{b}. 어떻게 해야 합니까?"],
-    "noun": lambda b: [f"{b} 알려줘", f"{b}{_particle(b, '이', '가')} 궁금해", f"{b}{_particle(b, '을', '를')} 알고 싶습니다."],
-}
+_ENDINGS: dict[str, list[str]] = _KO["endings"]  # the ending swapped, in the polite register of most FAQs
+_REGISTERS: dict[str, list[str]] = _KO["registers"]  # formal (습니까) and casual (no 요) versions
 
 
 def _reworded(p: _Parsed, forms: dict) -> list[str]:
     """The question asked again in each of ``forms`` (_ENDINGS or _REGISTERS), filler and note kept."""
     note = f" {p.note}" if p.note else ""
-    return [_with_filler(p.filler, text + note) for text in forms.get(p.kind, forms["noun"])(p.body)]
+    return [_with_filler(p.filler, _filled(template, p.body) + note) for template in forms.get(p.kind, forms["noun"])]
+
+
+def _filled(template: str, body: str) -> str:
+    """A template of the language data with `body` and the forms made of it ({x}, {formal},
+    {modifier}, a particle's name)."""
+    return template.format(**{name: _FIELDS[name](body) for name in _fields_of(template)})
+
+
+@cache
+def _fields_of(template: str) -> frozenset[str]:
+    return frozenset(name for _, name, _, _ in Formatter().parse(template) if name)
 
 
 def _adjective_modifier(stem_text: str) -> str:
     """가능하 -> 가능한, 많 -> 많은."""
-    return stem_text + "은" if _final_index(stem_text[-1]) > 0 else _with_final(stem_text, "ㄴ")
-
-
-def _adjective_whether(stem_text: str) -> str:
-    return _adjective_modifier(stem_text) + "지"
+    if _final_index(stem_text[-1]) > 0:
+        return stem_text + _MODIFIER["after_consonant"]
+    return _with_final(stem_text, _MODIFIER["final"])
 
 
 def _korean_filler_variants(text: str) -> list[str]:
@@ -278,15 +271,15 @@ def _question_word_span(words: list[str]) -> tuple[int, int] | None:
         end = start + 2 if modifier else start + 1
         if end != len(words) - 1 or not word.startswith(QUESTION_WORDS):
             continue
-        if last in LIGHT_PREDICATES or words[start - 1].endswith("면"):
+        if last in LIGHT_PREDICATES or words[start - 1].endswith(_CONDITIONAL):
             return None
         return start, end
     return None
 
 
-_CASE_PARTICLES = ("을", "를", "에", "에서", "에게", "에도", "에는", "으로", "까지", "부터")
-MODIFYING_QUESTION_WORDS = frozenset({"몇", "어느", "어떤", "무슨"})
-LIGHT_PREDICATES = frozenset({"하나요", "합니까", "해요", "해", "하나", "되나요", "돼요", "됩니까", "되나", "되죠", "해야"})
+_CASE_PARTICLES = tuple(_GRAMMAR["case_particles"])
+MODIFYING_QUESTION_WORDS = frozenset(language.load("ko", "question_words")["modifying"])
+LIGHT_PREDICATES = frozenset(_KO["light_predicates"])
 
 
 def _synonym_variants(text: str) -> list[str]:
@@ -320,11 +313,8 @@ def _keyword_candidates(question: str, tokenize: Tokenize | None, korean: bool) 
         return []
     joined = " ".join(keywords)
     out = [_Candidate(joined, ("keywords",))]
-    if korean:
-        out.append(_Candidate(f"{joined} 알려주세요", ("keywords", "ending")))
-        out.append(_Candidate(f"{joined} 궁금합니다", ("keywords", "ending")))
-    else:
-        out.append(_Candidate(f"{joined} info please", ("keywords", "ending")))
+    for template in (_KO if korean else _EN)["keyword_endings"]:
+        out.append(_Candidate(template.format(x=joined), ("keywords", "ending")))
     return out
 
 
@@ -333,9 +323,9 @@ def _keyword_candidates(question: str, tokenize: Tokenize | None, korean: bool) 
 def _english_candidates(question: str, tokenize: Tokenize | None) -> list[_Candidate]:
     core = question.rstrip(_TRAILING_PUNCT).strip()
     lowered = core[0].lower() + core[1:] if core else core
-    endings = [f"Could you tell me: {lowered}?", f"I'd like to know {lowered}.", f"{core}? Please let me know.",
-               f"Question: {lowered}?"]
-    registers = [f"{lowered.lower()}", f"{lowered.lower()}??", f"Hello, {lowered}?"]
+    values = {"x": lowered, "as_asked": core, "lower": lowered.lower()}
+    endings = [template.format(**values) for template in _EN["endings"]]
+    registers = [template.format(**values) for template in _EN["registers"]]
     base = [_Candidate(t, ("ending",)) for t in endings] + [_Candidate(t, ("register",)) for t in registers]
     out = list(base) + _keyword_candidates(question, tokenize, korean=False)
     for source in [_Candidate(question, ())] + base[:2]:
@@ -379,7 +369,7 @@ def _has_final(text: str) -> bool:
         if index >= 0:
             return index > 0
         if char.isdigit():
-            return char in "013678"  # 영 일 삼 육 칠 팔 end in a consonant
+            return char in _GRAMMAR["digits_with_final_consonant"]  # 영 일 삼 육 칠 팔 end in a consonant
         return False  # Latin letters, symbols: read with a vowel ending most of the time
     return False
 
@@ -389,36 +379,51 @@ def _with_final_index(syllable: str, index: int) -> str:
     return chr(0xAC00 + code - code % 28 + index)
 
 
-def _with_final(text: str, jamo: str) -> str:
-    """Add a final consonant (ㄴ or ㅂ) to the last syllable: 하 -> 한 / 합."""
-    index = {"ㄴ": 4, "ㅂ": 17}[jamo]
-    return text[:-1] + _with_final_index(text[-1], index)
+def _final_index_of(letter: str) -> int:
+    """A consonant letter's index as a syllable's final: ㄴ -> 4, ㄹ -> 8, ㅂ -> 17 (its Unicode name)."""
+    return ord(unicodedata.lookup("HANGUL JONGSEONG " + unicodedata.name(letter).split()[-1])) - 0x11A7
+
+
+def _with_final(text: str, letter: str) -> str:
+    """Add a final consonant (ㄴ, ㅂ) to the last syllable: 하 -> 한 / 합."""
+    return text[:-1] + _with_final_index(text[-1], _final_index_of(letter))
 
 
 def _formal(stem: str) -> str:
-    """The formal ending's first part: 하 -> 합니, 있 -> 있습니 (then 까 or 다)."""
+    """The formal ending's first part: 하 -> 합니, 들 -> 듭니, 있 -> 있습니 (then 까 or 다)."""
     if stem and _final_index(stem[-1]) == 0:
-        return _with_final(stem, "ㅂ") + "니"
-    if stem and _final_index(stem[-1]) == 8:  # ㄹ drops: 들 -> 듭니
-        return stem[:-1] + _with_final_index(stem[-1], 17) + "니"
-    return stem + "습니"
+        return _with_final(stem, _FORMAL["final"]) + _FORMAL["after_vowel"]
+    if stem and _final_index(stem[-1]) == _final_index_of(_FORMAL["replaced_final"]):  # 들 -> 듭니
+        return stem[:-1] + _with_final_index(stem[-1], _final_index_of(_FORMAL["final"])) + _FORMAL["after_vowel"]
+    return stem + _FORMAL["after_consonant"]
 
 
-def _particle(noun: str, after_consonant: str, after_vowel: str) -> str:
+def _particle(noun: str, forms: list[str]) -> str:
+    """The form that fits after `noun`: forms = [after a final consonant, after a vowel]."""
+    after_consonant, after_vowel = forms
     return after_consonant if _has_final(noun) else after_vowel
+
+
+# What a template's fields are, made of the body: the body itself, the stem's forms, and every
+# particle (and the casual copula) in the form that fits after it.
+_FIELDS: dict[str, Callable[[str], str]] = {
+    "x": lambda body: body,
+    "formal": _formal,
+    "modifier": _adjective_modifier,
+    "ya": partial(_particle, forms=_GRAMMAR["casual_copula"]),
+    **{name: partial(_particle, forms=forms) for name, forms in _GRAMMAR["particles"].items()},
+}
 
 
 def korean_question_forms(topic: str) -> list[str]:
     """Questions about a noun phrase (a document title, a heading), for generated queries."""
     topic = " ".join(topic.split())
-    return [f"{topic}{_particle(topic, '이', '가')} 어떻게 되나요?", f"{topic} 알려주세요.",
-            f"{topic}{_particle(topic, '이', '가')} 궁금합니다.", f"{topic}{_particle(topic, '은', '는')}?"]
+    return [_filled(template, topic) for template in _ENDINGS["noun"]]
 
 
 def english_question_forms(topic: str) -> list[str]:
     topic = " ".join(topic.split())
-    return [f"What about {topic}?", f"Tell me about {topic}.", f"I have a question about {topic}.",
-            f"Where can I find {topic}?"]
+    return [template.format(x=topic) for template in _EN["question_forms"]]
 
 
 def question_forms(topic: str) -> list[str]:

@@ -263,7 +263,7 @@ def particles_for(word: str) -> dict[str, str]:
     """The Korean particles that fit after `word` ({eun}: 은/는 …, from the language data), by
     whether its last letter or digit ends in a consonant."""
     batchim, rieul = _final_consonant(word)
-    data = language.load("ko", "questions")
+    data = language.load("ko", "grammar")
     out = {}
     for name, (after_consonant, after_vowel) in (data.get("particles") or {}).items():
         # 으로 is 로 after ㄹ as after a vowel
@@ -277,10 +277,10 @@ def _final_consonant(word: str) -> tuple[bool, bool]:
     if not tail:
         return False, False
     last = tail[-1]
-    if "\uac00" <= last <= "\ud7a3":
+    if 0xAC00 <= ord(last) <= 0xD7A3:  # a Hangul syllable: its final consonant by Unicode arithmetic
         final = (ord(last) - 0xAC00) % 28
         return final != 0, final == 8
-    data = language.load("ko", "questions")
+    data = language.load("ko", "grammar")
     if last.isdigit():
         return last in data.get("digits_with_final_consonant", ""), last in data.get("digits_ending_in_rieul", "")
     return last.lower() in "lmnbkpt", last.lower() == "l"
