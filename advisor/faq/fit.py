@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from advisor import language
 from advisor.faq.match import FEATURES, Scorer
 from advisor.faq.store import FAQStore
 
@@ -58,19 +59,10 @@ def aliases_from_config(config, key_words: Tokenize) -> dict[str, str]:
 # --------------------------------------------------------------------------- off-topic probes
 
 # Campus-life and everyday topics an advising corpus does not cover, each with the word a store
-# would have to contain to cover it. Two disjoint halves: one fits the scorer, the other helps
-# choose the threshold.
-OFFTOPIC_TOPICS = (
-    ("맛집", "학교 근처 맛집 추천해줘"), ("날씨", "내일 날씨 어때요?"), ("영화", "요즘 볼만한 영화 뭐 있어?"),
-    ("주식", "주식 지금 사도 될까요?"), ("축구", "어제 축구 경기 누가 이겼어?"), ("카페", "공부하기 좋은 카페 알려주세요"),
-    ("게임", "재밌는 게임 추천해 줘"), ("여자친구", "여자친구 선물 뭐가 좋을까?"), ("다이어트", "다이어트 식단 짜줘"),
-    ("노래", "노래 추천해줘요"), ("치킨", "치킨 어디가 맛있어요?"), ("여행", "방학에 여행 어디로 갈까?"),
-    ("weather", "what's the weather like tomorrow?"), ("pizza", "where can I get good pizza nearby?"),
-    ("movie", "recommend me a movie"), ("bitcoin", "should I buy bitcoin?"),
-    ("헬스장", "근처 헬스장 가격 얼마야?"), ("택시", "택시 어디서 잡아?"), ("편의점", "편의점 몇 시까지 해요?"),
-    ("미용실", "미용실 추천 좀"), ("라면", "라면 맛있게 끓이는 법"), ("고양이", "고양이 키우고 싶은데 어때?"),
-    ("football", "who won the football game?"), ("recipe", "give me a pasta recipe"),
-)
+# would have to contain to cover it (advisor/language/<code>/probes.yaml). Two disjoint halves: one
+# fits the scorer, the other helps choose the threshold.
+OFFTOPIC_TOPICS: tuple[tuple[str, str], ...] = tuple(
+    tuple(pair) for group in language.in_turn("probes", "offtopic") for pair in group)
 
 
 def offtopic_probes(half: int, covered: Callable[[str], bool]) -> list[str]:
@@ -80,8 +72,8 @@ def offtopic_probes(half: int, covered: Callable[[str], bool]) -> list[str]:
 
 # --------------------------------------------------------------------------- answer probes
 
-_PROBE_FRAMES_KO = ("{} 어떻게 해?", "{} 관련해서 궁금해요", "{} 알려줘", "{}?")
-_PROBE_FRAMES_EN = ("{}?", "question about {}", "{} how?")
+_PROBE_FRAMES_KO = tuple(language.load("ko", "probes")["answer_probe_frames"])
+_PROBE_FRAMES_EN = tuple(language.load("en", "probes")["answer_probe_frames"])
 
 
 def answer_probe(question_words: Sequence[str], answer_words: Sequence[str], weight: Callable[[str], float],

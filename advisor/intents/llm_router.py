@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from advisor import language
 from advisor.intents import INTENTS
 from advisor.llm.few_shot import FewShotClassifier
 
 PROMPT_VERSION = "intent-v2"
 SCHEMA_NAME = "intent_route"
+# the greetings the instructions name, English first: advisor/language/<code>/router.yaml
+_GREETING_WORDS = ", ".join(language.words("router", "greeting_words", ("en", "ko")))
 SYSTEM = (
     "You route messages that students send to a university's academic-advising assistant. "
     "Choose exactly one intent:\n"
-    "- greeting: only a hello, with no question (hello, 안녕하세요).\n"
+    f"- greeting: only a hello, with no question ({_GREETING_WORDS}).\n"
     "- ability: asks about the assistant itself: what it is (a person, a bot, an AI), what it can do, how "
     "to use it, when it answers, whether to trust it, what it keeps, which languages it speaks.\n"
     "- faq: a common question about a procedure or fact that a university FAQ list answers the same "
@@ -32,15 +35,8 @@ SYSTEM = (
     "A greeting or a remark in front of a real question does not change the question's intent. "
     "Answer with JSON only."
 )
-EXAMPLES = (
-    ("안녕하세요!", "greeting"),
-    ("what can you do?", "ability"),
-    ("넌 사람이야?", "ability"),
-    ("학생증 재발급은 어디서 하나요?", "faq"),
-    ("안녕하세요, 졸업하려면 전공을 몇 학점 들어야 하나요?", "retrieval"),
-    ("시험 망했어 ㅠㅠ", "smalltalk"),
-    ("과제가 너무 많아요. 휴학 신청 기간이 언제예요?", "retrieval"),
-)
+# Few-shot examples (message, intent) of every language, taken in turn: advisor/language/<code>/router.yaml
+EXAMPLES: tuple[tuple[str, str], ...] = tuple(tuple(example) for example in language.in_turn("router", "examples"))
 
 
 class LLMIntentRouter(FewShotClassifier):
