@@ -8,6 +8,7 @@ Never labelled "llm" unless a model wrote it.
 
 from __future__ import annotations
 
+from advisor import language
 from advisor.config import InstitutionConfig
 from advisor.llm.client import LLMClient, LLMFailure
 from advisor.llm.jsoncheck import strict_object
@@ -24,33 +25,14 @@ SYSTEM = (
     "Return JSON: {{\"answer\": the text}}."
 )
 
-_TEXTS = {
-    "ko": {
-        "llm_disclaimer": "등록된 자료에서 근거를 찾지 못해, 일반 지식으로 답했습니다. 정확하지 않을 수 있으니 "
-                          "학과 사무실에 꼭 확인하세요.",
-        "no_answer": "죄송합니다. 제가 가진 {institution} 자료에는 이 질문에 답할 내용이 없습니다. 질문을 "
-                     "다른 표현으로 바꾸어 다시 물어보시거나, 소속 학과 사무실 또는 담당 부서에 문의해 주세요.",
-        "no_answer_for": "죄송합니다. 제가 가진 {institution} 자료에는 {audience}에 해당하는 내용이 없습니다"
-                         "(자료가 있는 대상: {covered}). 소속 학과 사무실 또는 담당 부서에 문의해 주세요.",
-        "contact": " 문의처: {contact}",
-        "no_answer_disclaimer": "등록된 자료에서 근거를 찾지 못해 답하지 않았습니다.",
-    },
-    "en": {
-        "llm_disclaimer": "No supporting document was found, so this answer comes from general knowledge. It "
-                          "may be inaccurate: please confirm with your department office.",
-        "no_answer": "Sorry, the {institution} material I have does not cover this question. Try asking "
-                     "in other words, or contact your department office or the office in charge.",
-        "no_answer_for": "Sorry, the {institution} material I have holds nothing for {audience} (it covers: "
-                         "{covered}). Please contact your department office or the office in charge.",
-        "contact": " Contact: {contact}",
-        "no_answer_disclaimer": "No supporting document was found, so no answer was given.",
-    },
-}
+# the no-answer's wording, per language: advisor/language/<code>/templates.yaml
+_TEXT_KEYS = ("llm_disclaimer", "no_answer", "no_answer_for", "contact", "no_answer_disclaimer")
 
 
 def texts_for(config: InstitutionConfig, query: str = "") -> dict[str, str]:
     """The no-answer's wording in the language the student wrote `query` in (Korean or English)."""
-    return _TEXTS[reply_language(query, config.language)]
+    templates = language.load(reply_language(query, config.language), "templates")
+    return {key: templates[key] for key in _TEXT_KEYS}
 
 
 def fallback_answer(query: str, config: InstitutionConfig, client: LLMClient | None, *, contact: str | None = None,

@@ -13,34 +13,19 @@ from __future__ import annotations
 
 import re
 
+from advisor import language as language_data
+
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _VIETNAMESE = re.compile(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
 _LATIN = re.compile(r"[A-Za-z]")
 
-# The notes, in the student's language; {material} is the material's language named in it.
-_NOTES = {
-    "en": ("This answer is quoted from {material}-language material.",
-           "This answer is translated from {material}-language material."),
-    "ko": ("이 답은 {material} 자료에서 그대로 인용했습니다.", "이 답은 {material} 자료를 번역한 것입니다."),
-    "ja": ("この回答は{material}の資料から引用しています。", "この回答は{material}の資料を翻訳したものです。"),
-    "zh": ("此回答引自{material}资料。", "此回答译自{material}资料。"),
-    "vi": ("Câu trả lời này được trích từ tài liệu tiếng {material}.",
-           "Câu trả lời này được dịch từ tài liệu tiếng {material}."),
-}
-_NAMES = {
-    "en": {"ko": "Korean", "en": "English", "ja": "Japanese", "zh": "Chinese", "vi": "Vietnamese"},
-    "ko": {"ko": "한국어", "en": "영어", "ja": "일본어", "zh": "중국어", "vi": "베트남어"},
-    "ja": {"ko": "韓国語", "en": "英語", "ja": "日本語", "zh": "中国語", "vi": "ベトナム語"},
-    "zh": {"ko": "韩语", "en": "英语", "ja": "日语", "zh": "中文", "vi": "越南语"},
-    "vi": {"ko": "Hàn", "en": "Anh", "ja": "Nhật", "zh": "Trung", "vi": "Việt"},
-}
-# "According to the sources:" before the quotes that answer a yes/no question, in the student's language
-_SOURCES_SAY = {"ko": "자료에 따르면:", "en": "According to the sources:", "ja": "資料によると:", "zh": "根据资料:",
-                "vi": "Theo tài liệu:"}
+# The notes, the "according to the sources" and the languages' names, in the student's language:
+# advisor/language/<code>/templates.yaml
+_NOTE_LANGUAGES = language_data.languages_with("templates")
 # Language names a prompt can use ("Answer in English")
-ENGLISH_NAMES = _NAMES["en"]
+ENGLISH_NAMES = language_data.load("en", "templates")["language_names"]
 
 
 def language_of(text: str, default: str = "ko") -> str:
@@ -76,13 +61,14 @@ def material_note(student: str, material: str, translated: bool = False) -> str 
     when they are the same language. Unknown student languages get the English note."""
     if student == material:
         return None
-    lang = student if student in _NOTES else "en"
-    name = _NAMES[lang].get(material, material)
-    return _NOTES[lang][1 if translated else 0].format(material=name)
+    templates = language_data.load(student if student in _NOTE_LANGUAGES else "en", "templates")
+    name = templates["language_names"].get(material, material)
+    return templates["translated_note" if translated else "quoted_note"].format(material=name)
 
 
 def sources_say(language: str) -> str:
-    return _SOURCES_SAY.get(language, _SOURCES_SAY["en"])
+    """"According to the sources:" in `language` (in English when there is no such note in it)."""
+    return language_data.load(language if language in _NOTE_LANGUAGES else "en", "templates")["sources_say"]
 
 
 def english_name(language: str) -> str:

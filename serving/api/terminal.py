@@ -65,7 +65,7 @@ class Terminal:
             choice = line.strip()
             if choice.isdigit() and 1 <= int(choice) <= len(question.options):
                 return question.options[int(choice) - 1].value
-            print(f"  1-{len(question.options)} 중에서 고르거나 Enter를 누르세요.", file=self.stdout)
+            print(f"  {templates.text('choose_option', 'ko', count=len(question.options))}", file=self.stdout)
 
 
 def converse(advisor, question: str, profile: dict, terminal: Terminal, max_rounds: int | None = None):
