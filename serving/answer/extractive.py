@@ -17,10 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from advisor import language as language_data
 from advisor.annotation import structure
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
+from advisor.language import alternation, words
 from advisor.retrieval import RetrievedChunk, conflicts
 from serving.answer.language import language_of, material_note, sources_say
 from serving.answer.units import (ComposedAnswer, Unit, header_cells, is_row, marker, readable, row_cells,
@@ -48,29 +50,27 @@ LANGUAGE_PREFERENCE = 2.0
 REPEAT_OVERLAP = 0.5
 NEAR_DUPLICATE = 0.9  # units without amounts: near-identical wording (the same notice on two pages)
 
-_AMOUNT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:학점|학기|학년|년|개월|주|일|원|%|과목|시간|명|회|credits?|semesters?|"
-                     r"years?|months?|weeks?|days?|hours?|courses?|won|percent)", re.IGNORECASE)
-_DATE = re.compile(r"\d{4}\s*[.\-/년]\s*\d{1,2}|\d{1,2}\s*월\s*\d{1,2}\s*일|\d{1,2}\s*[./]\s*\d{1,2}\s*\(|"
-                   r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}", re.IGNORECASE)
-_CONDITION = re.compile(r"이상|이하|이내|미만|초과|필수|가능|불가|까지|부터|면제|제외|"
-                        r"at least|at most|no more than|required|must|only|until|before|after|exempt",
-                        re.IGNORECASE)
-_COURSE = re.compile(r"\b[A-Z]{2,5}\s?\d{3,4}\b|교과목|과목|강의|course", re.IGNORECASE)
-_ASKS_AMOUNT = re.compile(r"몇|얼마|how\s+(?:many|much|long)", re.IGNORECASE)
-_ASKS_DATE = re.compile(r"언제|기간|마감|날짜|일정|며칠|when|deadline|date|period", re.IGNORECASE)
-_ASKS_COURSE = re.compile(r"과목|교과|강의|수업|course|class", re.IGNORECASE)
+# What advising answers are made of, and what a question asks for: advisor/language/<code>/answers.yaml
+_AMOUNT = re.compile(r"\d+(?:[.,]\d+)?\s*(?:" + alternation(words("answers", "amount_units")) + ")", re.IGNORECASE)
+_DATE = re.compile("|".join(words("answers", "dates")), re.IGNORECASE)
+_CONDITION = re.compile(alternation(words("answers", "conditions")), re.IGNORECASE)
+_COURSE = re.compile(r"\b[A-Z]{2,5}\s?\d{3,4}\b|" + alternation(words("answers", "courses")), re.IGNORECASE)
+_ASKS_AMOUNT = re.compile("|".join(words("answers", "asks_amount")), re.IGNORECASE)
+_ASKS_DATE = re.compile(alternation(words("answers", "asks_date")), re.IGNORECASE)
+_ASKS_COURSE = re.compile(alternation(words("answers", "asks_course")), re.IGNORECASE)
 # How a question asks, not what it asks about ("목록을 알려 주세요", "tell me the list")
-REQUEST_WORDS = frozenset({"알리", "알", "궁금", "설명", "안내", "목록", "리스트", "말하", "있", "없", "되", "하", "주",
-                           "tell", "list", "know", "please", "explain", "show", "give", "want"})
+REQUEST_WORDS = frozenset(words("key_words", "asking_stems"))
 # Korean puts the ask last: a clause closed by one of these endings only sets the scene
-_KO_LEADING_CLAUSE = re.compile(r"(?:려면|으면|하면|이면|라면|는데|인데|한데|은데|니까|어서|아서|해서|라서|지만|거나)[,\s]")
+_KO_LEADING_CLAUSE = re.compile(
+    "(?:" + alternation(language_data.load("ko", "answers")["leading_clause_endings"]) + r")[,\s]")
 
 # Yes/no questions: a question ending without a question word. Offline we never decide yes or no.
-_KO_QUESTION_END = re.compile(r"(?:나요|까요|가요|습니까|니까|죠|지요|[요죠까]\?|\?)\s*$")
-_KO_QUESTION_WORD = re.compile(r"몇|무엇|뭐|뭘|뭔|무슨|어떤|어떻|어떡|언제|어디|누구|누가|왜|얼마|어느")
-_EN_YES_NO_START = re.compile(r"^\s*(?:is|are|am|was|were|can|could|do|does|did|may|might|must|should|shall|"
-                              r"will|would|have|has|had)\b", re.IGNORECASE)
-_EN_QUESTION_WORD = re.compile(r"\b(?:what|when|where|which|who|whom|whose|why|how)\b", re.IGNORECASE)
+_KO_QUESTION_WORDS = language_data.load("ko", "question_words")
+_EN_QUESTION_WORDS = language_data.load("en", "question_words")
+_KO_QUESTION_END = re.compile("(?:" + alternation(_KO_QUESTION_WORDS["question_endings"]) + r")\s*$")
+_KO_QUESTION_WORD = re.compile(alternation(_KO_QUESTION_WORDS["spelled"]))
+_EN_YES_NO_START = re.compile(r"^\s*(?:" + alternation(_EN_QUESTION_WORDS["yes_no_openers"]) + r")\b", re.IGNORECASE)
+_EN_QUESTION_WORD = re.compile(r"\b(?:" + alternation(_EN_QUESTION_WORDS["spelled"]) + r")\b", re.IGNORECASE)
 
 
 def extractive_answer(query: str, evidence: Sequence[RetrievedChunk], known: Mapping[str, Any],
@@ -469,6 +469,4 @@ def _with_context(line: str, caption: str) -> str:
 
 
 def _nothing_fits(language: str) -> str:
-    if language == "ko":
-        return "찾은 자료는 모두 다른 학생(학과·학번 등)에게 해당하는 내용이어서 답으로 드릴 수 없습니다."
-    return "The sources found all apply to other students (department, cohort, ...), so none of them answers this."
+    return language_data.load("ko" if language == "ko" else "en", "templates")["nothing_fits"]

@@ -17,14 +17,20 @@ from __future__ import annotations
 
 import re
 
+from advisor import language
+from advisor.language import alternation
+
+# The glue's words (particles, the copula, sentence endings): advisor/language/ko/grammar.yaml
+_GRAMMAR = language.load("ko", "grammar")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _BARE_NUMBER = re.compile(r"^[\d.,\s%~\-–]+$")
-_ALREADY_SENTENCE = re.compile(r"(?:[다요]|[.!?。])$")
-_EMPTY_VALUES = frozenset({"", "-", "–", "—", "x", "X", "N/A", "n/a", "없음"})
+_ALREADY_SENTENCE = re.compile("(?:" + alternation(_GRAMMAR["sentence_endings"]) + r"|[.!?。])$")
+# a cell that says nothing: marks, and the words for "none" (advisor/language/<code>/answers.yaml)
+_EMPTY_VALUES = frozenset({"", "-", "–", "—", "x", "X", *language.words("answers", "empty_cells")})
 # How a final digit is read in Korean decides the particle: 1 일, 3 삼, 6 육, 7 칠, 8 팔, 0 영/십 end
 # in a consonant; 2 이, 4 사, 5 오, 9 구 do not.
-_DIGIT_HAS_FINAL = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False, "6": True, "7": True,
-                    "8": True, "9": False}
+_DIGIT_HAS_FINAL = {digit: digit in _GRAMMAR["digits_with_final_consonant"] for digit in "0123456789"}
+_POSSESSIVE, _COPULA = _GRAMMAR["possessive"], _GRAMMAR["copula"]
 
 
 def row_sentence(cells: list[tuple[str, str]]) -> str:
@@ -41,16 +47,19 @@ def row_sentence(cells: list[tuple[str, str]]) -> str:
     if len(rest) == 1:
         header, value = rest[0]
         if _BARE_NUMBER.match(value) and header:
-            return f"{label}의 {header}{topic_particle(header)} {_predicate(value)}"
+            return f"{label}{_POSSESSIVE} {header}{topic_particle(header)} {_predicate(value)}"
         return f"{label}{topic_particle(label)} {_predicate(value)}"
     parts = [f"{header}{topic_particle(header)} {value}" if header else value for header, value in rest]
-    return f"{label}의 " + ", ".join(parts[:-1] + [_predicate(parts[-1])])
+    return f"{label}{_POSSESSIVE} " + ", ".join(parts[:-1] + [_predicate(parts[-1])])
 
 
 def topic_particle(word: str) -> str:
     """은 after a final consonant, 는 after a vowel; 은(는) when the word's end cannot be read."""
     final = has_final_consonant(word)
-    return "은(는)" if final is None else ("은" if final else "는")
+    if final is None:
+        return _GRAMMAR["topic_particle_unknown"]
+    after_consonant, after_vowel = _GRAMMAR["particles"]["eun"]
+    return after_consonant if final else after_vowel
 
 
 def has_final_consonant(word: str) -> bool | None:
@@ -61,7 +70,7 @@ def has_final_consonant(word: str) -> bool | None:
     if not text:
         return None
     last = text[-1]
-    if "\uac00" <= last <= "\ud7a3":
+    if 0xAC00 <= ord(last) <= 0xD7A3:  # a Hangul syllable: its final consonant by Unicode arithmetic
         return (ord(last) - 0xAC00) % 28 != 0
     if last.isdigit():
         return _DIGIT_HAS_FINAL[last]
@@ -70,7 +79,7 @@ def has_final_consonant(word: str) -> bool | None:
 
 def _predicate(value: str) -> str:
     """The value closing the sentence: "…입니다." unless it already ends like a sentence."""
-    return f"{value}." if _ALREADY_SENTENCE.search(value) else f"{value}입니다."
+    return f"{value}." if _ALREADY_SENTENCE.search(value) else f"{value}{_COPULA}."
 
 
 def _english(cells: list[tuple[str, str]]) -> str:

@@ -14,7 +14,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from advisor import language
 from advisor.annotation import structure
+from advisor.language import alternation
 from serving.answer.rows import row_sentence
 
 SplitSentences = Callable[[str], list[str]]
@@ -22,7 +24,10 @@ SplitSentences = Callable[[str], list[str]]
 MAX_LIST_ITEMS = 20  # a longer list is quoted item by item, never whole
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦○●■□▶►]\s+|\d+[.)]\s+|\(\d+\)\s*|[①-⑳]\s*)")
 _ROW_SEPARATOR = " | "
-_TERMINATED = re.compile(r"[.?!。:：]$|[다요음함]\.?$")
+# a line that ends like a sentence, or like a terse note ("…제출함"): advisor/language/ko/grammar.yaml
+_GRAMMAR = language.load("ko", "grammar")
+_TERMINATED = re.compile(r"[.?!。:：]$|(?:" + alternation(_GRAMMAR["sentence_endings"] + _GRAMMAR["terse_endings"])
+                         + r")\.?$")
 _CAPTION_MAX = 60  # an unterminated line up to this long right above a list is its caption
 
 

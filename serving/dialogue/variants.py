@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
+from advisor import language as language_data
 from advisor.index import fields
 from advisor.retrieval.results import RetrievedChunk
 from serving.dialogue.answerability import TermWeights, contains, coverage
@@ -30,7 +31,7 @@ from serving.dialogue.answerability import TermWeights, contains, coverage
 _NUMBER = re.compile(r"\d+(?:[.:,]\d+)*")
 # A word of a fact: Hangul or Latin letters, two or more (a particle stays attached: the same
 # wording for different students keeps the same words, which is all the comparison needs)
-_WORD = re.compile(r"[가-힣A-Za-z]{2,}")
+_WORD = re.compile(r"[\uac00-\ud7a3A-Za-z]{2,}")
 # Where a passage is cut into the pieces that may answer: lines and sentence ends.
 _PIECES = re.compile(r"\n+|(?<=[.!?。])\s+")
 # A piece answers the question when it holds at least half of the question's key-word weight (IDF):
@@ -44,13 +45,10 @@ Spans = Callable[[str], Iterable[tuple[int, int]]]
 # 따라 33학점 또는 36학점"). "마다" or "별" alone do not defer ("계절학기마다 최대 6학점"): they
 # distribute one answer; neither does "따라서" (therefore), nor following an instruction ("공지에
 # 따라 4월에 신청합니다", "according to the notice"): that names where the answer comes from, not
-# groups it differs by.
-_DEFERS = re.compile(r"다르|다릅|달라|상이|따라(?!서)|\b(?:depends?|vary|varies|differs?|according to)\b",
-                     re.IGNORECASE)
-_FOLLOWING_INSTRUCTIONS = re.compile(
-    r"(?:공지|공고|안내|규정|학칙|지침|방침|요강|절차|일정|계획|순서|방법)(?:사항)?\s*(?:에|을|를)?\s*따라(?!서)"
-    r"|\baccording to (?:the |its |our )?(?:notice|announcement|schedule|rules?|regulations?|instructions?"
-    r"|guidelines?|procedures?)", re.IGNORECASE)
+# groups it differs by. The wordings: advisor/language/<code>/answers.yaml
+_DEFERS = re.compile("|".join(language_data.words("answers", "defers")), re.IGNORECASE)
+_FOLLOWING_INSTRUCTIONS = re.compile("|".join(language_data.words("answers", "following_instructions")),
+                                     re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -199,10 +197,11 @@ def range_text(low: int, high: int, attribute, language: str = "ko") -> str:
     """A range as a student reads it: "2021학번", "2019–2022학번", "2023학번 이후", "2018학번 이전"."""
     if low == high:
         return attribute.value_text(low)
+    templates = language_data.load("ko" if language == "ko" else "en", "templates")
     if high >= attribute.max and low > attribute.min:
-        return f"{attribute.value_text(low)} 이후" if language == "ko" else f"{attribute.value_text(low)} and later"
+        return templates["range_from"].format(value=attribute.value_text(low))
     if low <= attribute.min and high < attribute.max:
-        return f"{attribute.value_text(high)} 이전" if language == "ko" else f"{attribute.value_text(high)} and earlier"
+        return templates["range_until"].format(value=attribute.value_text(high))
     return f"{low}–{attribute.value_text(high)}"
 
 
