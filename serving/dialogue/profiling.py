@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
+from advisor import language
 from advisor.annotation.expressions import PROCEDURE_WORDS
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
@@ -199,12 +200,12 @@ def apply_answers(session: Session, answers: Mapping[str, Any], schema: fields.S
 # Between the value and the words that make it the student's, only more of who they are ("컴퓨터학과
 # 21학번인데", "이중전공생이에요"): any other words make the value the topic of a question ("심화전공이랑
 # 이중전공 차이가 뭐예요?" ends in 예요, but says nothing of the asker).
-_WHO_ELSE = (r"(?:\s*(?:\d{2,4}\s*(?:학번|년도?\s*입학(?:생|자)?|학년도\s*입학(?:생|자)?)|\d\s*학년|학부생|재학생|학생|"
-             r"전공자|전공생|생|자))*")
-_SELF_AFTER = (_WHO_ELSE + r"\s*(?:인데|이에요|예요|입니다|이고|이며|이라서|라서|이라(?!랑)|인 ?학생|에 ?다니|다니|소속|"
-               r"재학 ?중)")
+# (the wordings: advisor/language/<code>/profile.yaml)
+_WHO_ELSE = r"(?:\s*(?:" + "|".join(language.words("profile", "more_of_who")) + "))*"
+_SELF_AFTER = _WHO_ELSE + r"\s*(?:" + "|".join(language.words("profile", "said_of_oneself")) + ")"
 # "전" / "난" are words of their own ("전 휴학생이에요"), never the first syllable of one ("전공이랑")
-_SELF_BEFORE = r"(?<!\w)(?:(?:저는|나는|제가)\s*|(?:전|난|I am|I'm|I’m)\s+)(?:\S+\s+)?"
+_SELF_BEFORE = (r"(?<!\w)(?:(?:" + "|".join(language.words("profile", "self_subjects")) + r")\s*|(?:"
+                + "|".join(language.words("profile", "self_words")) + r")\s+)(?:\S+\s+)?")
 
 
 class StatedValues:
@@ -256,7 +257,7 @@ class StatedValues:
             kept.append(message[end:max(start, end)])
             end = max(end, stop)
         rest = re.sub(r"\s+", " ", "".join(kept) + message[end:]).strip(" ,.")
-        return rest if re.search(r"[가-힣A-Za-z]{2}", rest) else message
+        return rest if re.search(r"[\uac00-\ud7a3A-Za-z]{2}", rest) else message
 
 
 def _without_procedures(text: str) -> str:

@@ -21,18 +21,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from advisor import language
 from advisor.index import fields
 
 # A typed "don't know": the button's meaning, in the words students type
-DONT_KNOW = re.compile(r"모르|몰라|모름|기억\s*(?:이\s*)?안\s*나|don'?t know|do not know|dunno|\bidk\b|not sure|no idea",
-                       re.IGNORECASE)
+# (advisor/language/<code>/profile.yaml)
+DONT_KNOW = re.compile("|".join(language.words("profile", "dont_know")), re.IGNORECASE)
 # Words that name an attribute rather than a topic ("학번은 2021이요", "학과는 컴퓨터학과", "what about
 # the 2023 cohort?"): left beside a value, they do not make the message a question of its own. A
 # closed class of how students say who they are; the config's own question wording is added by the caller.
-ATTRIBUTE_WORDS = frozenset({
-    "학번", "학년", "학과", "전공", "학부", "학생", "입학", "년도", "연도", "소속", "신분", "상태", "학적", "유형", "과",
-    "cohort", "year", "grade", "department", "major", "student", "students", "class", "status", "type",
-})
+ATTRIBUTE_WORDS = frozenset(language.words("profile", "attribute_words"))
 _NUMBER = re.compile(r"(?<!\d)\d{1,4}(?!\d)")
 
 
@@ -133,7 +131,7 @@ def _prefix_hits(message: str, attribute) -> dict[str, list[tuple[int, int]]]:
     for prefix, values in sorted(starts.items(), key=lambda item: -len(item[0])):
         if len(values) != 1:
             continue
-        found = [m.span() for m in re.finditer(rf"(?<![가-힣A-Za-z]){re.escape(prefix)}", message)]
+        found = [m.span() for m in re.finditer(rf"(?<![\uac00-\ud7a3A-Za-z]){re.escape(prefix)}", message)]
         if found:
             hits.setdefault(next(iter(values)), []).extend(found)
     return hits
