@@ -40,6 +40,7 @@ import numpy as np
 from advisor.index import fields
 from advisor.index.store import IndexBuild
 from advisor.faq.fit import answer_probe, fit_scorer, offtopic_probes
+from advisor.faq.match import Scorer
 from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import FAQ_KIND, FAQMatch, FAQStore
 from advisor.intents.seeds import site_key  # the same site on another host or port: the same splits
@@ -369,7 +370,7 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
               max_queries: int = 800, paraphrases_per_question: int = 2,
               llm_paraphrases: Mapping[str, Sequence[str]] | None = None,
               thresholds: Sequence[float] | None = None, k: int | None = None, keywords: Tokenize | None = None,
-              fit: bool = True) -> Calibration:
+              fit: bool = True, scorer: Scorer | None = None) -> Calibration:
     """Fit the match scorer on one split of generated queries, then sweep t_FAQ on the other and
     choose it (see the module docstring). The result's `scorer` is what `save_scorer` writes
     beside the store; a store without key words (an old build) is calibrated unscored, as before.
@@ -379,17 +380,22 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
     replace the rule paraphrases of the calibration split (method "llm_paraphrases"), the other
     half join the fit split. max_queries caps each split's FAQ and other queries at half each (a
     side with fewer leaves its room to the other). keywords: what the store's key words were
-    made with (None: `tokenize`)."""
+    made with (None: `tokenize`). scorer: a fixed scorer to calibrate the threshold of, instead of
+    fitting one (a pretrained encoder's fusion, advisor.faq.match.encoder_fusion)."""
     started = time.perf_counter()
     store.check_embedder(build.embedder)
     if max_queries < 2:
         raise ValueError("max_queries must be at least 2")
     key_words = keywords or tokenize
     method = "llm_paraphrases" if llm_paraphrases else "rule_paraphrases"
+    fixed, scorer = scorer, None
+    halves = (CALIBRATE,) if fixed is not None else (FIT, CALIBRATE)  # a fixed scorer needs no fit split
     splits = {half: _split_queries(build, store, tokenize, key_words, half, seed, paraphrases_per_question,
-                                   llm_paraphrases, max_queries) for half in (FIT, CALIBRATE)}
-    scorer = None
-    if fit and store.lexicon is not None:
+                                   llm_paraphrases, max_queries) for half in halves}
+    if fixed is not None and store.lexicon is not None:
+        store = store.with_scorer(fixed)
+        scorer = {**fixed.as_dict(), "fit": {"fixed": "encoder fusion (advisor.faq.match.encoder_fusion)"}}
+    elif fixed is None and fit and store.lexicon is not None:
         fitted, info = fit_scorer(store, build.embedder, key_words, tokenize,
                                   [(q.text, q.gold if q.kind == "faq" else None, q.profile) for q in splits[FIT]])
         if fitted is not None:
@@ -407,7 +413,7 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
              else "maximum two-tier MRR", "fitted_on": "fit" if scorer is not None else None, "calibrated_on": "calibrate",
              "rule": "paraphrases at even positions fit the scorer, odd positions choose the threshold; "
                      "documents and off-topic topics split in halves",
-             "fit_queries": len(splits[FIT]) if scorer is not None else 0, "calibrate_queries": len(queries)}
+             "fit_queries": len(splits.get(FIT, [])) if scorer is not None else 0, "calibrate_queries": len(queries)}
     return Calibration(
         threshold=choose_precise(points) if scorer is not None else choose(points), points=points, queries=len(queries), method=method,
         faq_queries=count("faq"), document_queries=count("document"), offtopic_queries=count(OFFTOPIC),

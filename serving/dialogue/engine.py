@@ -161,7 +161,8 @@ class Advisor:
         # Each part holds its collaborators, never the Advisor: a swapped-out engine is freed by
         # reference counting alone (tests/test_swap_memory.py). Their caches are per Advisor, so a
         # build swap (a new embedder) never reuses an old message's reading or vector.
-        self.reader = MessageReader(build, config, tokenizer, self.stated)
+        self.reader = MessageReader(build, config, tokenizer, self.stated, self.embedder,
+                                    (thresholds or {}).get("semantic_answerability"))
         self.faq = FAQTier(faq_store, dict(thresholds or {}), self.embedder, self.reader, settings)
         self.documents = DocumentsTier(self.retriever, self.params, settings, self.reader, self.extractive, llm,
                                        config)
