@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from advisor.index import fields
 from serving.answer.language import language_of
@@ -17,6 +17,14 @@ from serving.dialogue.session import Pending, Session
 from serving.dialogue.turn import Ask, Turn
 from serving.dialogue.types import Reply
 from serving.dialogue.understanding import MessageReader
+
+class _EntryPassage(NamedTuple):
+    """An FAQ entry read as a passage (its chunk's vector, its question and answer's words)."""
+
+    chunk_id: str
+    title: str | None
+    text: str
+
 
 MAX_FAQ_VARIANTS = 4  # labelled FAQ answers at most, for a student who does not know their value
 # Entries in a question's language the dense model must have seen to tell them apart (see
@@ -73,7 +81,16 @@ class FAQTier:
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         return [m for m in matches if m.score >= threshold and not self.too_general(m.entry, pending)
-                and self._scored_in_its_language(pending, m.entry)]
+                and self._scored_in_its_language(pending, m.entry) and self.addresses(pending, m.entry)]
+
+    def addresses(self, pending: Pending, entry) -> bool:
+        """Does the entry pass the answerability check a passage must (MessageReader.qualifies: the
+        question's key words in it, or its meaning as close as no unrelated question comes)? The
+        threshold is calibrated on generated probes; a campus-life question the corpus does not
+        cover ("학식 메뉴") still lands near some entry about campus life."""
+        passages = [_EntryPassage(chunk_id, entry.title, f"{entry.question}\n{entry.answer}")
+                    for chunk_id in entry.chunk_ids] or [_EntryPassage("", entry.title, f"{entry.question}\n{entry.answer}")]
+        return self.reader.qualifies(pending.faq_query, passages)
 
     def answers_first(self, qualifying: list, session: Session, pending: Pending) -> bool:
         """URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
