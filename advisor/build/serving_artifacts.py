@@ -43,7 +43,8 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
     build = load_build(build_dir)
     intent = _train_intents(build_dir / INTENT_DIR, intent_examples, build.embedder)
     semantic = semantic_thresholds(build, build.embedder)
-    serving = {"faq_threshold": calibration.threshold, "calibration": calibration_summary(calibration),
+    serving = {"faq_threshold": calibration.threshold, "faq_floor": calibration.floor,
+               "calibration": calibration_summary(calibration),
                "intent": intent, "semantic_answerability": semantic["thresholds"], "semantic_calibration": semantic}
     (build_dir / SERVING_FILE).write_text(json.dumps(serving, ensure_ascii=False, indent=2), encoding="utf-8")
     sweep = [{**asdict(point), "chosen": point.threshold == calibration.threshold} for point in calibration.points]

@@ -96,6 +96,7 @@ class SweepPoint:
 @dataclass
 class Calibration:
     threshold: float
+    floor: float | None  # below the threshold, down to here: an entry answers when retrieval ranks it first
     points: list[SweepPoint]
     queries: int
     method: str  # "rule_paraphrases" | "llm_paraphrases"
@@ -435,14 +436,15 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
              "rule": "paraphrases at even positions fit the scorer, odd positions choose the threshold; "
                      "documents and off-topic topics split in halves",
              "fit_queries": len(splits.get(FIT, [])) if scorer is not None else 0, "calibrate_queries": len(queries)}
+    threshold = choose_precise(points) if scorer is not None else choose(points)
+    floor = None
     if fixed is not None and scorer is not None:
-        threshold = choose_separating(outcomes, grid)
-        split["objective"] = (f"lowest threshold answering no off-topic probe with FAQ paraphrase precision >= "
-                              f"{MIN_PRECISION} (a fixed encoder fusion)")
-    else:
-        threshold = choose_precise(points) if scorer is not None else choose(points)
+        floor = min(threshold, choose_separating(outcomes, grid))
+        split["floor_objective"] = (f"lowest threshold answering no off-topic probe with FAQ paraphrase precision "
+                                    f">= {MIN_PRECISION}: an entry between it and the threshold answers only when "
+                                    "it is also what retrieval ranks first")
     return Calibration(
-        threshold=threshold, points=points, queries=len(queries), method=method,
+        threshold=threshold, floor=floor, points=points, queries=len(queries), method=method,
         faq_queries=count("faq"), document_queries=count("document"), offtopic_queries=count(OFFTOPIC),
         mrr_faq_off=point_at(outcomes, math.inf).mrr, seconds=time.perf_counter() - started, outcomes=outcomes,
         split=split, scorer=scorer,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cached_property
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 from advisor.index import fields
 from serving.answer.language import language_of
@@ -35,9 +35,12 @@ MIN_ENTRIES_TO_COMPARE = 10
 class FAQTier:
     """The FAQ store searched with the message's vector and words, and its entries' answers."""
 
-    def __init__(self, store, thresholds: Mapping, embedder, reader: MessageReader, settings) -> None:
+    def __init__(self, store, thresholds: Mapping, embedder, reader: MessageReader, settings,
+                 first_passage: Callable[[str, Mapping], str | None] | None = None) -> None:
+        """`first_passage(query, known)`: the document URL retrieval ranks first for the student
+        (what an entry between the build's floor and its threshold must be to answer)."""
         self.store, self.thresholds, self.embedder, self.reader = store, thresholds, embedder, reader
-        self.settings = settings
+        self.settings, self.first_passage = settings, first_passage
         self.schema, self.language = reader.schema, reader.language
         # a message is embedded once, however many tiers and turns look at it
         self._vector = method_cache(self._embed, 1024)
@@ -71,15 +74,24 @@ class FAQTier:
         return self.embedder.embed_queries([message], [list(self.reader.terms(message)[0])])[0]
 
     def matches(self, pending: Pending, session: Session) -> list:
-        """FAQ entries close enough to answer verbatim (URAG tier 1): cosine at or above the
-        build's calibrated threshold, key words shared, not conflicting with the profile, and not
-        a general entry for a question whose documents answer differently for different students."""
+        """FAQ entries close enough to answer verbatim (URAG tier 1): a score at or above the build's
+        calibrated threshold, or between its floor and the threshold when retrieval over all the
+        material also ranks the entry first for this student (the tiers' evidence decides); the
+        answerability check passed, not conflicting with the profile, and not a general entry for
+        a question whose documents answer differently for different students."""
         threshold = self.thresholds.get("faq_threshold")
         if self.store is None or threshold is None:
             return []
         matches = self.search(pending.faq_query, session.known, hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
+        floor = self.thresholds.get("faq_floor")
+        if (floor is not None and self.first_passage is not None and matches and not pending.leaning
+                and floor <= matches[0].score < threshold):
+            first = self.first_passage(pending.query, session.known)
+            pending.trace["faq_first_passage"] = first
+            matches = [m for m in matches if m.score >= threshold or m.entry.source_url == first]
+            threshold = floor
         return [m for m in matches if m.score >= threshold and not self.too_general(m.entry, pending)
                 and self._scored_in_its_language(pending, m.entry) and self.addresses(pending, m.entry)]
 
