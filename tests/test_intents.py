@@ -1,6 +1,7 @@
-"""Intent routing: the dataset (seeds, FAQ questions and rewrites, document questions), the offline
-classifier measured on held-apart sources and on real FAQ questions of another university, the
-Dagster asset that stores the dataset, and the LLM router through a real local OpenAI server."""
+"""Intent routing: the dataset (seeds from the language data, FAQ questions, document questions), the
+offline classifier (encoder vectors and character n-grams) measured on held-apart sources and on
+real FAQ questions of another university, the Dagster asset that stores the dataset, and the LLM
+router through a real local OpenAI server."""
 
 from __future__ import annotations
 
@@ -13,21 +14,23 @@ import duckdb
 import pytest
 
 from advisor.config import load_config
-from advisor.intents import INTENTS, coarse
+from advisor.index.layout import INTENT_DIR, builds_dir
+from advisor.index.store import latest_build_dir, load_build
+from advisor.intents import DATASET_LABELS, INTENTS, ROUTES, route_of
 from advisor.intents import dataset as intent_data
-from advisor.intents.classifier import IntentClassifier, evaluate
+from advisor.intents.classifier import IntentClassifier, choose_threshold, evaluate
 from advisor.intents.dataset import IntentExample, build_intent_examples, example_id
 from advisor.intents.llm_router import SCHEMA_NAME, LLMIntentRouter
-from advisor.intents.seeds import ENGLISH_INFO_QUESTIONS, seed_examples
+from advisor.intents.seeds import seed_examples
 from advisor.lakehouse import LAKEHOUSE_FILE, connect
 from advisor.llm.client import LLMClient
+from tests.hashing_embedder import HashingEmbedder
 from tests.openai_server import error, malformed, reply, settings_for
 
 REALDATA = Path(__file__).parents[2] / "shared/realdata/hobit-faq.jsonl"
 
-# Floors: the held-out scores measured on the demo college (greeting 0.94, ability 0.94, smalltalk
-# 0.96, information 0.98; real FAQ questions: Korean 1.00, English 0.97) minus a margin.
-SEED_CLASS_F1_FLOOR = 0.90
+# Floors: the held-out scores measured on the demo college's build minus a margin.
+TEMPLATE_F1_FLOOR = 0.90
 INFORMATION_F1_FLOOR = 0.95
 REAL_KOREAN_SHARE_FLOOR = 0.95
 REAL_ENGLISH_SHARE_FLOOR = 0.90
@@ -42,7 +45,7 @@ OTHER_FAQ = [
     ("국가고시 응시 자격은 어떻게 되나요?", "https://westbrook.example/faq#exam-3"),
     ("실습 결석 시 보충은 어떻게 하나요?", "https://westbrook.example/faq#absence-4"),
     ("성적증명서를 발급받고 싶어요", "https://westbrook.example/faq#cert-5"),
-    (ENGLISH_INFO_QUESTIONS[0], "https://westbrook.example/faq#leave-6"),  # also a retrieval seed
+    ("How do I apply for a leave of absence?", "https://westbrook.example/faq#leave-6"),
 ]
 OTHER_DOCUMENTS = [
     {"doc_url": "https://westbrook.example/rules/clinical", "title": "임상실습 운영 규정",
@@ -63,21 +66,22 @@ def other_config():
     return load_config().model_copy(update={"institution": OTHER_INSTITUTION})
 
 
-def test_seeds_give_hundreds_per_class_without_duplicates_and_use_the_institution_name():
+def test_seeds_give_hundreds_per_route_without_duplicates_and_use_the_institution_name():
     seeds = seed_examples(OTHER_INSTITUTION)
-    per_intent = Counter(s.intent for s in seeds)
-    assert set(per_intent) == {"greeting", "ability", "smalltalk"}
-    assert min(per_intent.values()) >= 300, per_intent
+    per_route = Counter(s.intent for s in seeds)
+    assert set(per_route) == {"greeting", "ability", "smalltalk", "leaving", "information"}
+    assert min(per_route[r] for r in ("greeting", "ability", "smalltalk", "leaving")) >= 300, per_route
     assert len({s.text for s in seeds}) == len(seeds)
     greetings = [s.text for s in seeds if s.intent == "greeting"]
     assert any("웨스트브룩 간호대학" in t for t in greetings) and any("Westbrook Institute" in t for t in greetings)
     assert not any("Westbrook" in s.text or "웨스트브룩" in s.text for s in seeds if s.intent == "smalltalk")
+    assert {s.intent for s in seeds if s.text.isascii()} >= {"greeting", "ability", "smalltalk", "leaving"}
     assert seed_examples(OTHER_INSTITUTION) == seeds  # deterministic
 
 
 def test_dataset_on_another_institution_splits_by_source_and_lets_faq_win(other_config):
     examples = build_intent_examples(other_config, OTHER_FAQ, OTHER_DOCUMENTS)
-    assert {e.intent for e in examples} == set(INTENTS)
+    assert {e.intent for e in examples} == set(DATASET_LABELS)
     assert len({e.text.casefold() for e in examples}) == len(examples)
     splits_per_source = defaultdict(set)
     for e in examples:
@@ -85,13 +89,13 @@ def test_dataset_on_another_institution_splits_by_source_and_lets_faq_win(other_
             splits_per_source[e.source_url].add(e.split)
         assert e.example_id == example_id(e.text, e.intent)
     assert all(len(splits) == 1 for splits in splits_per_source.values())
-    # a text reachable as both faq and retrieval is kept once, as faq
-    shared = [e for e in examples if e.text == ENGLISH_INFO_QUESTIONS[0]]
+    # a text reachable as both faq and retrieval (an FAQ question that is also an information seed) is kept once, as faq
+    shared = [e for e in examples if e.text == "How do I apply for a leave of absence?"]
     assert [(e.intent, e.origin) for e in shared] == [("faq", "faq_question")]
     retrieval_sources = {e.source_url for e in examples if e.intent == "retrieval" and e.origin == "document_question"}
     assert retrieval_sources == {d["doc_url"] for d in OTHER_DOCUMENTS}  # indexed_text-only chunks too
     faq_texts = [e.text for e in examples if e.intent == "faq"]
-    assert len(faq_texts) > len(OTHER_FAQ)  # rewrites beside the questions themselves
+    assert {q for q, _ in OTHER_FAQ} <= set(faq_texts)
     assert not any("2027" in e.text or "제5조" in e.text or "[장학]" in e.text
                    for e in examples if e.origin == "document_question")
     assert build_intent_examples(other_config, OTHER_FAQ, OTHER_DOCUMENTS) == examples
@@ -111,14 +115,16 @@ def test_dataset_does_not_depend_on_the_host_the_site_is_served_from(other_confi
                                                             [u for _, u in OTHER_FAQ] + [d["doc_url"] for d in OTHER_DOCUMENTS]}
 
 
-def test_faq_rewrites_keep_the_question_and_change_its_form():
-    rewrites = intent_data.faq_rewrites("국가고시 응시 자격은 어떻게 되나요?", "u", [])
-    assert rewrites and all("국가고시" in r for r in rewrites)
-    assert "국가고시 응시 자격 알려주세요" in intent_data._ending_swaps("국가고시 응시 자격은 어떻게 되나요?")
-    assert "간호학과 실습 규정은 어떻게 되나요?" in intent_data._ending_swaps("간호학과 실습 규정을 알려 주세요.")
-    assert intent_data.keyword_form("실습 결석 시 보충은 어떻게 하나요?") == "실습 결석 보충"
+def test_titles_become_phrases_and_questions_in_their_language():
     assert intent_data.topic_phrase("[학사] 2027학년도 2학기 휴학 신청 안내") == "휴학 신청"
     assert intent_data.topic_phrase("NURS201 기본간호학 (3학점)") == "기본간호학"
+    assert intent_data.topic_phrase("Students admitted in") == ""
+    assert intent_data.particles_for("휴학")["eun"] == "은" and intent_data.particles_for("장학금 신청")["eul"] == "을"
+    assert intent_data.particles_for("학과 사무")["eun"] == "는" and intent_data.particles_for("2021")["ro"] == "로"
+    korean = intent_data.question_frames("휴학 신청")
+    assert korean and all("휴학 신청" in q for q in korean)
+    assert any(q.startswith("휴학 신청은") for q in korean)  # the particle that fits
+    assert all(q.isascii() for q in intent_data.question_frames("leave of absence"))
 
 
 def test_bad_dataset_input_gets_a_clear_error(other_config):
@@ -128,10 +134,11 @@ def test_bad_dataset_input_gets_a_clear_error(other_config):
         build_intent_examples(other_config, [], [OTHER_DOCUMENTS[0], {"title": "no url"}])
 
 
-def test_coarse_merges_faq_and_retrieval_only():
-    assert [coarse(i) for i in INTENTS] == ["greeting", "ability", "information", "smalltalk", "information"]
+def test_faq_and_retrieval_are_one_route():
+    assert [route_of(i) for i in DATASET_LABELS] == ["greeting", "ability", "information", "smalltalk",
+                                                     "information", "leaving"]
     with pytest.raises(ValueError, match="unknown intent"):
-        coarse("weather")
+        route_of("weather")
 
 
 # --- the classifier on a small synthetic dataset -------------------------------------------------
@@ -143,15 +150,12 @@ SMALL = {
                 "어떤 질문에 답할 수 있나요?", "how do I use this?", "도움말", "뭐 하는 챗봇이야?",
                 "어떤 도움을 받을 수 있나요?", "할 수 있는 게 뭐야?", "what can I ask you?"],
     "faq": ["학생증 재발급은 어디서 하나요?", "기숙사 신청은 언제 하나요?", "성적증명서 발급 방법은?",
-            "도서관 운영 시간은 어떻게 되나요?", "주차 등록은 어떻게 하나요?", "분실물은 어디에 맡기나요?",
-            "학과 사무실 전화번호가 뭔가요?", "셔틀버스 시간표는 어디서 보나요?", "와이파이 접속 방법은?",
-            "사물함 신청은 언제 하나요?", "열람실 예약은 어떻게 하나요?", "우편물은 어디서 받나요?"],
+            "도서관 운영 시간은 어떻게 되나요?", "주차 등록은 어떻게 하나요?", "분실물은 어디에 맡기나요?"],
     "retrieval": ["졸업하려면 전공을 몇 학점 들어야 하나요?", "휴학 신청 기간이 언제예요?", "전공필수 과목 알려주세요",
-                  "이중전공 신청 자격이 어떻게 되나요?", "복학 절차를 알고 싶어요", "장학금 선발 기준이 궁금해요",
-                  "계절학기 수강 신청 방법", "편입생 학점 인정 기준", "교육과정 변경 내용 알려줘",
-                  "캡스톤디자인 이수 요건은?", "현장실습 학점 인정은 몇 학점까지?", "영어 졸업 요건이 뭐예요?"],
-    "smalltalk": ["고마워", "배고프다", "심심해", "시험 망했어 ㅠㅠ", "과제 너무 많아", "오늘 날씨 어때?", "너 이름이 뭐야?",
-                  "thanks", "좋은 하루", "피곤해", "ㅋㅋㅋ", "잘 가"],
+                  "이중전공 신청 자격이 어떻게 되나요?", "복학 절차를 알고 싶어요", "장학금 선발 기준이 궁금해요"],
+    "smalltalk": ["고마워", "배고프다", "심심해", "시험 망했어 ㅠㅠ", "과제 너무 많아", "오늘 날씨 어때?",
+                  "thanks", "피곤해", "ㅋㅋㅋ", "대박"],
+    "leaving": ["잘 가", "안녕히 계세요", "bye", "see you tomorrow", "다음에 또 올게요", "이제 가볼게요"],
 }
 
 
@@ -162,43 +166,73 @@ def small_examples() -> list[IntentExample]:
 
 @pytest.fixture(scope="module")
 def small_classifier() -> IntentClassifier:
-    return IntentClassifier.train(small_examples())
+    return IntentClassifier.train(small_examples(), HashingEmbedder(64))
 
 
-def test_small_classifier_predicts_probabilities_and_records_both_models(small_classifier):
+def test_small_classifier_predicts_probabilities_over_the_routes(small_classifier):
     predictions = small_classifier.predict(["안녕하세요~", "졸업 학점이 궁금해요", ""])
     assert len(predictions) == 3
     for p in predictions:
-        assert set(p.scores) == set(INTENTS)
+        assert set(p.scores) == set(ROUTES)
         assert abs(sum(p.scores.values()) - 1.0) < 1e-3
-        assert p.confidence == max(p.scores.values()) and p.scores[p.intent] == p.confidence
+        assert p.confidence == max(p.scores.values()) and p.scores[p.route] == p.confidence
+        assert p.sure == (p.confidence >= small_classifier.threshold)
     meta = small_classifier.meta
-    assert meta["model"] in ("logreg", "linear_svc") and set(meta["selection"]) == {"logreg", "linear_svc"}
-    assert meta["training_counts"] == {intent: len(texts) for intent, texts in sorted(SMALL.items())}
-    assert small_classifier.version.startswith(f"intent-{meta['model']}-")
+    expected = Counter(route_of(i) for i, texts in SMALL.items() for _ in texts)
+    assert meta["training_counts"] == dict(sorted(expected.items()))
+    from advisor.intents.classifier import _form
+
+    forms = {(e.intent, _form(e.text)) for e in small_examples()}  # one encoded example per hand-written form
+    assert meta["encoder"] == HashingEmbedder.version and meta["encoded_examples"] == len(forms)
+    assert small_classifier.version.startswith("intent-")
 
 
 def test_save_and_load_give_identical_predictions(small_classifier, tmp_path):
     texts = ["안녕!", "뭘 물어봐야 돼?", "휴학은 어떻게 해요?", "배불러", "기숙사 신청", "hello bot"]
     small_classifier.save(tmp_path / "model")
-    loaded = IntentClassifier.load(tmp_path / "model")
+    loaded = IntentClassifier.load(tmp_path / "model", HashingEmbedder(64))
     assert loaded.predict(texts) == small_classifier.predict(texts)
-    assert loaded.version == small_classifier.version and loaded.classes == small_classifier.classes
+    assert loaded.version == small_classifier.version
     saved = json.loads((tmp_path / "model" / "intent_classifier.json").read_text(encoding="utf-8"))
-    assert saved["version"] == small_classifier.version and saved["classes"] == list(loaded.classes)
+    assert saved["version"] == small_classifier.version and saved["routes"] == list(ROUTES)
+    other = HashingEmbedder(64)
+    other.version = "another model"
+    with pytest.raises(RuntimeError, match="trained on"):
+        IntentClassifier.load(tmp_path / "model", other)  # vectors of another model mean nothing to it
     with pytest.raises(FileNotFoundError, match="no intent classifier"):
         IntentClassifier.load(tmp_path / "empty")
 
 
-def test_evaluate_reports_per_class_and_coarse_metrics(small_classifier):
+def test_without_an_encoder_the_ngram_model_decides_alone(small_classifier, tmp_path):
+    small_classifier.save(tmp_path / "model")
+    alone = IntentClassifier.load(tmp_path / "model")  # no embedder given
+    assert alone.encoder_model is None
+    assert alone.predict(["안녕하세요!"])[0].route == "greeting"
+
+
+def test_evaluate_reports_per_route(small_classifier):
     examples = small_examples()
     result = evaluate(small_classifier, examples)
-    assert result["n"] == len(examples) and set(result["per_class"]) == set(INTENTS)
+    assert result["n"] == len(examples) and set(result["per_class"]) <= set(ROUTES)
     assert sum(sum(row.values()) for row in result["confusion"].values()) == len(examples)
-    assert set(result["coarse"]["per_class"]) == {"greeting", "ability", "smalltalk", "information"}
-    assert result["coarse"]["per_class"]["information"]["support"] == len(SMALL["faq"]) + len(SMALL["retrieval"])
-    # merging the two information intents can only remove errors
-    assert result["coarse"]["accuracy"] >= result["accuracy"]
+    assert result["per_class"]["information"]["support"] == len(SMALL["faq"]) + len(SMALL["retrieval"])
+
+
+def test_the_threshold_is_where_template_replies_stop_being_wrong():
+    from advisor.intents.classifier import Prediction
+
+    def predicted(route: str, confidence: float) -> Prediction:
+        return Prediction(route, confidence, {route: confidence}, True)
+
+    truth = ["greeting", "information", "ability", "information"]
+    guesses = [predicted("greeting", 0.9), predicted("greeting", 0.55), predicted("ability", 0.8),
+               predicted("smalltalk", 0.4)]
+    chosen = choose_threshold(truth, guesses)
+    # sure from 0.8: the wrong template replies (0.55, 0.4) go to the tiers, the right ones stay
+    assert chosen["threshold"] == 0.8 and chosen["cost"] == 0.0 and chosen["cost_at_0"] == 2.0
+    assert chosen["sure_template_precision"] == 1.0
+    with pytest.raises(ValueError, match="labels but"):
+        choose_threshold(truth[:1], guesses)
 
 
 def test_classifier_rejects_bad_input(small_classifier):
@@ -206,12 +240,12 @@ def test_classifier_rejects_bad_input(small_classifier):
         small_classifier.predict("안녕")
     with pytest.raises(TypeError, match=r"texts\[1\]"):
         small_classifier.predict(["안녕", None])
-    with pytest.raises(ValueError, match="at least two intents"):
+    with pytest.raises(ValueError, match="at least two routes"):
         IntentClassifier.train([e for e in small_examples() if e.intent == "greeting"])
-    one_faq = [e for e in small_examples() if e.intent != "faq"] + [
-        IntentExample(example_id("하나뿐인 질문", "faq"), "하나뿐인 질문", "faq", "seed", None, "train")]
-    with pytest.raises(ValueError, match="at least 3 examples"):
-        IntentClassifier.train(one_faq)
+    one_leaving = [e for e in small_examples() if e.intent != "leaving"] + [
+        IntentExample(example_id("하나뿐인 인사", "leaving"), "하나뿐인 인사", "leaving", "seed", None, "train")]
+    with pytest.raises(ValueError, match="at least 2 examples"):
+        IntentClassifier.train(one_leaving)
 
 
 # --- the demo college's dataset, measured --------------------------------------------------------
@@ -231,15 +265,17 @@ def demo_examples(demo_inputs) -> list[IntentExample]:
 
 
 @pytest.fixture(scope="module")
-def demo_classifier(demo_examples) -> IntentClassifier:
-    return IntentClassifier.train([e for e in demo_examples if e.split == "train"])
+def demo_classifier(demo_warehouse) -> IntentClassifier:
+    """The classifier the demo's build trained, over the build's encoder (as serving loads it)."""
+    directory = latest_build_dir(builds_dir(demo_warehouse.root))
+    return IntentClassifier.load(directory / INTENT_DIR, load_build(directory).embedder)
 
 
 def test_demo_dataset_is_large_balanced_unique_and_deterministic(demo_inputs, demo_examples):
     config, faq_questions, documents = demo_inputs
     assert faq_questions and documents
     per_intent = Counter(e.intent for e in demo_examples)
-    assert len(demo_examples) >= 1600 and min(per_intent[i] for i in INTENTS) >= 150, per_intent
+    assert len(demo_examples) >= 1600 and min(per_intent[i] for i in DATASET_LABELS) >= 150, per_intent
     assert len({e.text for e in demo_examples}) == len(demo_examples)
     train = {e.text for e in demo_examples if e.split == "train"}
     test = {e.text for e in demo_examples if e.split == "test"}
@@ -253,19 +289,25 @@ def test_demo_dataset_is_large_balanced_unique_and_deterministic(demo_inputs, de
         assert all(len(s) == 1 for s in sources.values())
         assert {next(iter(s)) for s in sources.values()} == {"train", "test"}
     origins = Counter(e.origin for e in demo_examples)
-    assert set(origins) == {"seed", "faq_question", "faq_rewrite", "document_question"}
+    assert set(origins) == {"seed", "faq_question", "document_question"}
     again = build_intent_examples(config, list(reversed(faq_questions)), list(reversed(documents)))
     assert sorted((e.example_id, e.split) for e in again) == sorted((e.example_id, e.split) for e in demo_examples)
 
 
 def test_classifier_generalizes_to_held_apart_sources(demo_examples, demo_classifier):
-    result = evaluate(demo_classifier, [e for e in demo_examples if e.split == "test"])
-    per_class = result["per_class"]
-    for intent in ("greeting", "ability", "smalltalk"):
-        assert per_class[intent]["f1"] >= SEED_CLASS_F1_FLOOR, (intent, per_class[intent])
-    assert result["coarse"]["per_class"]["information"]["f1"] >= INFORMATION_F1_FLOOR, result["coarse"]
-    selection = demo_classifier.meta["selection"]
-    assert all(selection[m]["macro_f1"] > 0.5 for m in ("logreg", "linear_svc"))
+    test = intent_data_sample([e for e in demo_examples if e.split == "test"])
+    per_class = evaluate(demo_classifier, test)["per_class"]
+    for route in ("greeting", "ability", "smalltalk"):
+        assert per_class[route]["f1"] >= TEMPLATE_F1_FLOOR, (route, per_class[route])
+    assert per_class["information"]["f1"] >= INFORMATION_F1_FLOOR, per_class["information"]
+    assert demo_classifier.meta["encoder"] and demo_classifier.encoder_model is not None
+
+
+def intent_data_sample(examples: list[IntentExample]) -> list[IntentExample]:
+    """A stable third of the examples (each costs an encoding)."""
+    from advisor.intents.classifier import sample
+
+    return sample(examples, max(300, len(examples) // 3))
 
 
 def test_real_faq_questions_of_another_university_route_to_information(demo_classifier):
@@ -276,8 +318,8 @@ def test_real_faq_questions_of_another_university_route_to_information(demo_clas
     for field, floor in (("question_ko", REAL_KOREAN_SHARE_FLOOR), ("question_en", REAL_ENGLISH_SHARE_FLOOR)):
         questions = [e[field] for e in entries if e.get(field)]
         predictions = demo_classifier.predict(questions)
-        share = sum(coarse(p.intent) == "information" for p in predictions) / len(predictions)
-        missed = [(q, p.intent) for q, p in zip(questions, predictions) if coarse(p.intent) != "information"]
+        share = sum(p.route == "information" for p in predictions) / len(predictions)
+        missed = [(q, p.route) for q, p in zip(questions, predictions) if p.route != "information"]
         assert share >= floor, (field, share, missed)
 
 
@@ -350,17 +392,10 @@ def test_questions_about_the_assistant_itself_are_ability_seeds_not_smalltalk():
 
 
 def test_validation_keeps_every_variant_of_a_seed_form_on_one_side():
-    from advisor.intents.classifier import _validation_split
-    from advisor.intents.seeds import form_key
+    from advisor.intents.classifier import _form, _validation_split
 
     seeds = seed_examples(OTHER_INSTITUTION)
     examples = [IntentExample(example_id(s.text, s.intent), s.text, s.intent, "seed", None, "train") for s in seeds]
     fit, held = _validation_split(examples)
-    assert fit and held and 0.1 <= len(held) / len(examples) <= 0.3
-    assert not {form_key(e.text) for e in fit} & {form_key(e.text) for e in held}
-    groups = defaultdict(set)
-    side = {e.text: "held" for e in held} | {e.text: "fit" for e in fit}
-    for s in seeds:
-        groups[s.group].add(side[s.text])
-    split_groups = [g for g, sides in groups.items() if len(sides) > 1]
-    assert len(split_groups) <= len(groups) // 10, split_groups  # a decoration now and then reads as a form
+    assert fit and held and len(held) <= 400  # held examples are encoded: capped
+    assert not {_form(e.text) for e in fit} & {_form(e.text) for e in held}

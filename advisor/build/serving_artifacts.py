@@ -18,9 +18,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
+from advisor.build.semantic import semantic_thresholds
 from advisor.faq.calibrate import Calibration, calibrate
 from advisor.faq.fit import aliases_from_config
-from advisor.faq.match import Scorer
+from advisor.faq.match import Scorer, encoder_fusion
+from advisor.index.embedders import PRETRAINED_EMBEDDERS
 from advisor.faq.store import FAQStore, faq_entries_from_build, save_scorer, write_faq_store
 from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
@@ -38,9 +40,12 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
     Returns (summary for the manifest, the threshold sweep's rows for the lakehouse)."""
     build_dir = Path(build_dir)
     faq_counts, calibration, enriched = prepare_faq(build_dir, config, tokenizer, enrich)
-    intent = _train_intents(build_dir / INTENT_DIR, intent_examples, load_build(build_dir).embedder)
-    serving = {"faq_threshold": calibration.threshold, "calibration": calibration_summary(calibration),
-               "intent": intent}
+    build = load_build(build_dir)
+    intent = _train_intents(build_dir / INTENT_DIR, intent_examples, build.embedder)
+    semantic = semantic_thresholds(build, build.embedder)
+    serving = {"faq_threshold": calibration.threshold, "faq_floor": calibration.floor,
+               "calibration": calibration_summary(calibration),
+               "intent": intent, "semantic_answerability": semantic["thresholds"], "semantic_calibration": semantic}
     (build_dir / SERVING_FILE).write_text(json.dumps(serving, ensure_ascii=False, indent=2), encoding="utf-8")
     sweep = [{**asdict(point), "chosen": point.threshold == calibration.threshold} for point in calibration.points]
     return {**serving, "faq": {**faq_counts, **enriched}}, sweep
@@ -59,8 +64,11 @@ def prepare_faq(build_dir: Path, config, tokenizer, enrich: Callable | None = No
     faq_counts = write_faq_store(build_dir / FAQ_DIR, entries, build.embedder, tokenize, tokenizer.key_words, aliases)
     store = FAQStore.load(build_dir / FAQ_DIR, build.schema)
     retriever = Retriever(build, tokenize, params_from(build.manifest["lineage"].get("retrieval")))
+    # a pretrained encoder's cosines are fused with fixed weights; another embedder's are fitted
+    fixed = encoder_fusion() if build.embedder.name in PRETRAINED_EMBEDDERS else None
     calibration = calibrate(build, store, tokenize, retriever, keywords=tokenizer.key_words,
-                            llm_paraphrases=enrichment.calibration_paraphrases if enrichment is not None else None)
+                            llm_paraphrases=enrichment.calibration_paraphrases if enrichment is not None else None,
+                            scorer=fixed)
     if calibration.scorer is not None:
         save_scorer(build_dir / FAQ_DIR, Scorer.from_dict(calibration.scorer),
                     {**calibration.scorer["fit"], "split": calibration.split})

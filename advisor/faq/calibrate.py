@@ -41,6 +41,7 @@ import numpy as np
 from advisor.index import fields
 from advisor.index.store import IndexBuild
 from advisor.faq.fit import answer_probe, fit_scorer, offtopic_probes
+from advisor.faq.match import Scorer
 from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import FAQ_KIND, FAQMatch, FAQStore
 from advisor.intents.seeds import site_key  # the same site on another host or port: the same splits
@@ -97,6 +98,7 @@ class SweepPoint:
 @dataclass
 class Calibration:
     threshold: float
+    floor: float | None  # below the threshold, down to here: an entry answers when retrieval ranks it first
     points: list[SweepPoint]
     queries: int
     method: str  # "rule_paraphrases" | "llm_paraphrases"
@@ -211,6 +213,27 @@ def choose_precise(points: Sequence[SweepPoint], min_precision: float = MIN_PREC
     precise = [p.threshold for p in points if p.faq_precision is not None and p.faq_precision >= min_precision
                and p.mrr >= best - mrr_tolerance]
     return min(precise) if precise else choose(points)
+
+
+def choose_separating(outcomes: Sequence[QueryOutcome], grid: Sequence[float],
+                      min_precision: float = MIN_PRECISION) -> float:
+    """For a fixed encoder fusion (advisor.faq.match.encoder_fusion): the LOWEST threshold at which
+    no off-topic probe is answered from the FAQ and the FAQ paraphrases it answers are at least
+    `min_precision` their own entry. Document questions an entry answers do not count against it:
+    an office's FAQ restates its pages, and a student's wording scores well below a rule
+    paraphrase, so the threshold the two-tier MRR of generated queries prefers turned away most
+    real paraphrases (development sets: 8 of 60 answered verbatim on the demo college). None
+    qualifies: the highest threshold of the grid."""
+    def answered(o: QueryOutcome, t: float) -> bool:
+        return o.faq_score is not None and o.faq_score >= t
+
+    for threshold in sorted(grid):
+        if any(answered(o, threshold) for o in outcomes if o.kind == OFFTOPIC):
+            continue
+        paraphrases = [o for o in outcomes if o.kind == "faq" and answered(o, threshold)]
+        if paraphrases and sum(o.faq_correct for o in paraphrases) / len(paraphrases) >= min_precision:
+            return threshold
+    return max(grid)
 
 
 def threshold_grid(start: float = GRID_START, stop: float = GRID_STOP, step: float = GRID_STEP) -> list[float]:
@@ -371,7 +394,7 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
               max_queries: int = 800, paraphrases_per_question: int = 2,
               llm_paraphrases: Mapping[str, Sequence[str]] | None = None,
               thresholds: Sequence[float] | None = None, k: int | None = None, keywords: Tokenize | None = None,
-              fit: bool = True) -> Calibration:
+              fit: bool = True, scorer: Scorer | None = None) -> Calibration:
     """Fit the match scorer on one split of generated queries, then sweep t_FAQ on the other and
     choose it (see the module docstring). The result's `scorer` is what `save_scorer` writes
     beside the store; a store without key words (an old build) is calibrated unscored, as before.
@@ -381,17 +404,22 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
     replace the rule paraphrases of the calibration split (method "llm_paraphrases"), the other
     half join the fit split. max_queries caps each split's FAQ and other queries at half each (a
     side with fewer leaves its room to the other). keywords: what the store's key words were
-    made with (None: `tokenize`)."""
+    made with (None: `tokenize`). scorer: a fixed scorer to calibrate the threshold of, instead of
+    fitting one (a pretrained encoder's fusion, advisor.faq.match.encoder_fusion)."""
     started = time.perf_counter()
     store.check_embedder(build.embedder)
     if max_queries < 2:
         raise ValueError("max_queries must be at least 2")
     key_words = keywords or tokenize
     method = "llm_paraphrases" if llm_paraphrases else "rule_paraphrases"
+    fixed, scorer = scorer, None
+    halves = (CALIBRATE,) if fixed is not None else (FIT, CALIBRATE)  # a fixed scorer needs no fit split
     splits = {half: _split_queries(build, store, tokenize, key_words, half, seed, paraphrases_per_question,
-                                   llm_paraphrases, max_queries) for half in (FIT, CALIBRATE)}
-    scorer = None
-    if fit and store.lexicon is not None:
+                                   llm_paraphrases, max_queries) for half in halves}
+    if fixed is not None and store.lexicon is not None:
+        store = store.with_scorer(fixed)
+        scorer = {**fixed.as_dict(), "fit": {"fixed": "encoder fusion (advisor.faq.match.encoder_fusion)"}}
+    elif fixed is None and fit and store.lexicon is not None:
         fitted, info = fit_scorer(store, build.embedder, key_words, tokenize,
                                   [(q.text, q.gold if q.kind == "faq" else None, q.profile) for q in splits[FIT]])
         if fitted is not None:
@@ -409,9 +437,16 @@ def calibrate(build: IndexBuild, store: FAQStore, tokenize: Tokenize, retriever,
              else "maximum two-tier MRR", "fitted_on": "fit" if scorer is not None else None, "calibrated_on": "calibrate",
              "rule": "paraphrases at even positions fit the scorer, odd positions choose the threshold; "
                      "documents and off-topic topics split in halves",
-             "fit_queries": len(splits[FIT]) if scorer is not None else 0, "calibrate_queries": len(queries)}
+             "fit_queries": len(splits.get(FIT, [])) if scorer is not None else 0, "calibrate_queries": len(queries)}
+    threshold = choose_precise(points) if scorer is not None else choose(points)
+    floor = None
+    if fixed is not None and scorer is not None:
+        floor = min(threshold, choose_separating(outcomes, grid))
+        split["floor_objective"] = (f"lowest threshold answering no off-topic probe with FAQ paraphrase precision "
+                                    f">= {MIN_PRECISION}: an entry between it and the threshold answers only when "
+                                    "it is also what retrieval ranks first")
     return Calibration(
-        threshold=choose_precise(points) if scorer is not None else choose(points), points=points, queries=len(queries), method=method,
+        threshold=threshold, floor=floor, points=points, queries=len(queries), method=method,
         faq_queries=count("faq"), document_queries=count("document"), offtopic_queries=count(OFFTOPIC),
         mrr_faq_off=point_at(outcomes, math.inf).mrr, seconds=time.perf_counter() - started, outcomes=outcomes,
         split=split, scorer=scorer,

@@ -56,6 +56,21 @@ class Scorer:
                    features=tuple(data["features"]))
 
 
+# With a pretrained encoder the score is a fixed fusion, not fitted: both cosines (what the wording
+# means, against the entry's question and against the whole entry) plus a tenth of each lexical view
+# of the whole entry (its key words, BM25), centred so that 0.5 falls near where paraphrases and
+# unrelated questions of the development sets part (cos_question + cos_answer ~ 1.85). A scorer
+# fitted on rule paraphrases, which share the question's words, learned to trust words over meaning:
+# paraphrases in other words that e5 put first scored 0.002-0.2 (development traces, demo college).
+# The build's threshold is still calibrated on this scale (advisor/faq/calibrate.py).
+ENCODER_FUSION_WEIGHTS = (10.0, 10.0, 0.0, 0.0, 1.0, 1.0)
+ENCODER_FUSION_BIAS = -18.5
+
+
+def encoder_fusion() -> "Scorer":
+    return Scorer(weights=ENCODER_FUSION_WEIGHTS, bias=ENCODER_FUSION_BIAS)
+
+
 def fold_aliases(tokens: Sequence[str], aliases: Mapping[str, str]) -> list[str]:
     """Every alias replaced by its canonical term (컴공 / 컴퓨터학과 -> one term); order kept."""
     return [aliases.get(t, t) for t in tokens]

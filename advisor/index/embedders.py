@@ -33,9 +33,13 @@ EMBEDDERS = ("e5", "lsa", "openai")
 # embedders saved inside a build that embed a text the same way for as long as the build lives: a
 # delta build (advisor/build/delta.py) may reuse the static side they embedded
 LOCAL_EMBEDDERS = ("e5", "lsa")
+# embedders trained on a language at large (not on this corpus): their cosines say something about
+# texts the corpus never used (advisor/build/semantic.py)
+PRETRAINED_EMBEDDERS = ("e5", "openai")
 
 __all__ = [
     "EMBEDDERS", "EMBEDDING_CACHE_DDL", "E5Embedder", "EncoderUnavailable", "LOCAL_EMBEDDERS", "META_FILE", "Embedder",
+    "PRETRAINED_EMBEDDERS",
     "EmbeddingFailed", "LSAEmbedder",
     "LSAParams", "OpenAIEmbedder", "ensure_tables", "load_embedder", "model_from_env",
     "normalize_rows", "text_hash",

@@ -48,6 +48,11 @@ MAX_ENCODED_QUESTIONS = 400  # the build's FAQ and document questions the vector
 VARIANTS_ENCODED = 1  # per hand-written form: its plain form (the n-gram model sees the decorations)
 MAX_HELD = 400  # validation examples the threshold is chosen on (each costs an encoding)
 ENCODER_C, NGRAM_C = 4.0, 10.0
+# Below this a template route is never sure: its answer is left to the tiers' evidence first (a
+# template message they cannot answer still gets its template). The validation part is drawn from
+# the same hand-written forms as the training part and over-trusts the model; the floor was chosen
+# on the development sets (docs/method.md §A online step 2).
+SURE_FLOOR = 0.9
 MISSED_TEMPLATE_COST = 0.5  # a template message left to the tiers costs half a wrong template reply
 THREADS = 1  # one BLAS thread: on these small problems thread pools fight each other
 MIN_EXAMPLES_PER_ROUTE = 2
@@ -108,7 +113,9 @@ class IntentClassifier:
 
     @property
     def threshold(self) -> float:
-        return float(self.meta.get("threshold", 0.0))
+        """The confidence a template route needs to answer on its own: the validation's threshold,
+        and never below SURE_FLOOR."""
+        return max(float(self.meta.get("threshold", 0.0)), SURE_FLOOR)
 
     # ------------------------------------------------------------------ training
     @classmethod

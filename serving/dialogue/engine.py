@@ -161,10 +161,12 @@ class Advisor:
         # Each part holds its collaborators, never the Advisor: a swapped-out engine is freed by
         # reference counting alone (tests/test_swap_memory.py). Their caches are per Advisor, so a
         # build swap (a new embedder) never reuses an old message's reading or vector.
-        self.reader = MessageReader(build, config, tokenizer, self.stated)
-        self.faq = FAQTier(faq_store, dict(thresholds or {}), self.embedder, self.reader, settings)
+        self.reader = MessageReader(build, config, tokenizer, self.stated, self.embedder,
+                                    (thresholds or {}).get("semantic_answerability"))
         self.documents = DocumentsTier(self.retriever, self.params, settings, self.reader, self.extractive, llm,
                                        config)
+        self.faq = FAQTier(faq_store, dict(thresholds or {}), self.embedder, self.reader, settings,
+                           self.documents.first_passage)
         self.fallback = FallbackTier(self.documents, self.reader, self.doc_limits, llm, config, settings)
         # The source snapshots are read on first use: only opened citations need them, not answering.
         self._sources_lock = threading.Lock()
@@ -303,7 +305,7 @@ class Advisor:
         route, routing = self.route(spaced or message)
         if route in TEMPLATE_ROUTES and routing.get("sure", True):
             return self._template(route, message, session, routing)
-        if names_no_topic(self._key_words(spaced or message)):
+        if route not in TEMPLATE_ROUTES and names_no_topic(self._key_words(spaced or message)):
             # "신청 기간 알려줘", "how do I apply?": an aspect of no topic in particular; any passage with
             # the word would look like an answer, so ask what it is about instead
             text = templates.text("clarify", reply_language(message, self.language))
@@ -327,7 +329,7 @@ class Advisor:
     def _answer_or_template(self, turn: Turn, spaced: str | None, route: str, routing: dict) -> Reply:
         self._read_question(turn, spaced)
         turn.pending.stage = "evidence"  # the tiers may answer, not ask: a greeting is no question to profile
-        turn.pending.trace["leaning"] = route
+        turn.pending.trace["leaning"] = turn.pending.leaning = route
         if self._key_words(turn.pending.query):
             for tier in (self.faq, self.documents):
                 outcome = tier.try_answer(turn)

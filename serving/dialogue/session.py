@@ -43,6 +43,9 @@ class Pending:
     # ... of them, those by which the candidate PAGES differ (FAQ entries left out): a general FAQ
     # entry yields to the page written for this student, not to other entries on other questions
     pages_differing: frozenset[str] = frozenset()
+    # the template the router leaned to when it was not sure (serving/dialogue/engine.py): the tiers
+    # answer such a message only on strong evidence (the FAQ's threshold, the question's own words)
+    leaning: str | None = None
 
     @property
     def query(self) -> str:

@@ -28,15 +28,25 @@ _UNSPACED = re.compile(rf"[\uac00-\ud7a3]{{{UNSPACED_SYLLABLES},}}")
 _ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 # What a glossed English question drops: function words and what it asks with (answerability.NOT_TOPICS)
 _ENGLISH_FRAME = ENGLISH_FUNCTION_WORDS | NOT_TOPICS
+# Topics a paraphrase may name that the corpus never uses (a typo, a student's coinage) and still be
+# answered by what it means: one. Chosen on the development sets (docs/method.md §A online step 7).
+MAX_UNSEEN = 1
 
 
 class MessageReader:
     """A message read in one build's terms: its tokens and key words (cached per message), the
     build's IDF weights, vocabulary and glossary, and the rules' readers of profile values."""
 
-    def __init__(self, build: IndexBuild, config: InstitutionConfig, tokenizer, stated: StatedValues) -> None:
+    def __init__(self, build: IndexBuild, config: InstitutionConfig, tokenizer, stated: StatedValues,
+                 embedder=None, semantic: Mapping[str, float] | None = None) -> None:
+        """`embedder`: the build's (the message's vector against its chunks'); `semantic`: the
+        build's calibrated similarity above which evidence answers a question in that language
+        even in other words (serving.json's `semantic_answerability`; None: key words only)."""
         self.tokenizer, self.stated = tokenizer, stated
         self.schema, self.language = build.schema, config.language
+        self.build, self.embedder = build, embedder
+        self.semantic = {lang: float(t) for lang, t in (semantic or {}).items() if isinstance(t, (int, float))}
+        self._vector = method_cache(self._embed, 1024)
         # A message is read (Kiwi) once, however many tiers and turns look at it
         self.terms = method_cache(self._read, 1024)
         # what a passage states for a question: read for every candidate when deciding what to ask,
@@ -95,11 +105,49 @@ class MessageReader:
 
     def qualifies(self, message: str, evidence) -> bool:
         """The answerability check before tier 2 (serving/dialogue/answerability.py): the evidence
-        must cover at least MIN_COVERAGE of the question's key words (nouns, names, numbers,
-        roots) weighted by their IDF over this build's chunks, so a word the corpus never uses
-        (the topic of an out-of-scope question) weighs most. A question with no key words at all
-        is about nothing the documents could answer."""
-        return self.answerability(message, evidence) >= MIN_COVERAGE
+        covers at least MIN_COVERAGE of the question's key words (nouns, names, numbers, roots)
+        weighted by their IDF over this build's chunks, so a word the corpus never uses (the topic
+        of an out-of-scope question) weighs most; or it says the same in other words
+        (`answers_in_other_words`). A question with no key words at all is about nothing the
+        documents could answer."""
+        if not self.key_words(message):
+            return False
+        return self.answerability(message, evidence) >= MIN_COVERAGE or self.answers_in_other_words(message, evidence)
+
+    def answers_in_other_words(self, message: str, evidence) -> bool:
+        """Is some passage of the evidence as close to the message, for the encoder, as no unrelated
+        question gets to this corpus (the build's calibrated threshold for the message's language:
+        advisor/build/semantic.py)? A paraphrase ("실습할 회사를 따로 구해 와도 돼요?" for "실습
+        기관을 직접 찾아도 되나요?") shares meaning, not words. In the institution's language the
+        message must not name more than MAX_UNSEEN topics the corpus never uses: "학생식당 점심 메뉴"
+        is near every page about campus life, and about none of them."""
+        language = language_of(message, self.language)
+        threshold = self.semantic.get(language)
+        if threshold is None or self.embedder is None or not evidence:
+            return False
+        if language == self.language:
+            unseen = [word for word in self.key_words(message) if len(word) > 1 and not self.term_weights.seen(word)]
+            if len(unseen) > MAX_UNSEEN:
+                return False
+        return self.similarity(message, evidence) >= threshold
+
+    def similarity(self, message: str, evidence) -> float:
+        """The encoder's cosine of the message with its closest passage of the evidence (the
+        passages' vectors as the build stored them)."""
+        rows = [self._row_of.get(chunk.chunk_id) for chunk in evidence]
+        vectors = [self.build.collections[name].vectors[row] for name, row in filter(None, rows)]
+        if not vectors:
+            return 0.0
+        query = self._vector(message)
+        return max(float(vector @ query) for vector in vectors)
+
+    def _embed(self, message: str):
+        return self.embedder.embed_queries([message], [list(self.terms(message)[0])])[0]
+
+    @cached_property
+    def _row_of(self) -> dict[str, tuple[str, int]]:
+        return {chunk_id: (name, row) for name, collection in self.build.collections.items()
+                for row, chunk_id in enumerate(collection.chunk_ids)}
 
     def answerability(self, message: str, evidence) -> float:
         """The IDF-weighted share of the message's key words the evidence holds (0 without key words)."""

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from advisor.retrieval.results import RetrievalResult
 from serving.answer.language import own_language_first, reply_language
 from serving.dialogue import assembly, templates, variants
+from serving.dialogue.answerability import MIN_COVERAGE
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
 from serving.dialogue.session import Pending, Session
 from serving.dialogue.turn import Ask, Turn
@@ -37,6 +38,8 @@ class DocumentsTier:
         pending.trace["answerability"] = round(answerability, 3)
         if not evidence or not self.reader.qualifies(pending.query, evidence):
             return None
+        if pending.leaning and answerability < MIN_COVERAGE:
+            return None  # a message the router took for chat is answered only in its own words
         follow_up = self._evidence_question(pending, session, result, evidence)
         if follow_up and turn.may_follow_up and self.settings.evidence_follow_up:
             return Ask(follow_up)
@@ -75,6 +78,11 @@ class DocumentsTier:
         pending.trace.setdefault("retrievals", []).append(retrieved)
         pending.trace["last_retrieval"] = result
         return result
+
+    def first_passage(self, query: str, known: Mapping[str, Any] | None) -> str | None:
+        """The document URL the student's retrieval ranks first (profile written and filtered)."""
+        chunks = self.retrieve(query, known, soft=True).chunks
+        return chunks[0].doc_url if chunks else None
 
     def best_coverage(self, query: str, known: Mapping[str, Any], today: date) -> float:
         """How well what `query` retrieves for anyone covers it: its best sections, or its best passage."""

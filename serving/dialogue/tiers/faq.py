@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from advisor.index import fields
 from serving.answer.language import language_of
@@ -18,6 +18,14 @@ from serving.dialogue.turn import Ask, Turn
 from serving.dialogue.types import Reply
 from serving.dialogue.understanding import MessageReader
 
+class _EntryPassage(NamedTuple):
+    """An FAQ entry read as a passage (its chunk's vector, its question and answer's words)."""
+
+    chunk_id: str
+    title: str | None
+    text: str
+
+
 MAX_FAQ_VARIANTS = 4  # labelled FAQ answers at most, for a student who does not know their value
 # Entries in a question's language the dense model must have seen to tell them apart (see
 # FAQTier._scored_in_its_language): a few, not one or two.
@@ -27,9 +35,12 @@ MIN_ENTRIES_TO_COMPARE = 10
 class FAQTier:
     """The FAQ store searched with the message's vector and words, and its entries' answers."""
 
-    def __init__(self, store, thresholds: Mapping, embedder, reader: MessageReader, settings) -> None:
+    def __init__(self, store, thresholds: Mapping, embedder, reader: MessageReader, settings,
+                 first_passage: Callable[[str, Mapping], str | None] | None = None) -> None:
+        """`first_passage(query, known)`: the document URL retrieval ranks first for the student
+        (what an entry between the build's floor and its threshold must be to answer)."""
         self.store, self.thresholds, self.embedder, self.reader = store, thresholds, embedder, reader
-        self.settings = settings
+        self.settings, self.first_passage = settings, first_passage
         self.schema, self.language = reader.schema, reader.language
         # a message is embedded once, however many tiers and turns look at it
         self._vector = method_cache(self._embed, 1024)
@@ -63,17 +74,35 @@ class FAQTier:
         return self.embedder.embed_queries([message], [list(self.reader.terms(message)[0])])[0]
 
     def matches(self, pending: Pending, session: Session) -> list:
-        """FAQ entries close enough to answer verbatim (URAG tier 1): cosine at or above the
-        build's calibrated threshold, key words shared, not conflicting with the profile, and not
-        a general entry for a question whose documents answer differently for different students."""
+        """FAQ entries close enough to answer verbatim (URAG tier 1): a score at or above the build's
+        calibrated threshold, or between its floor and the threshold when retrieval over all the
+        material also ranks the entry first for this student (the tiers' evidence decides); the
+        answerability check passed, not conflicting with the profile, and not a general entry for
+        a question whose documents answer differently for different students."""
         threshold = self.thresholds.get("faq_threshold")
         if self.store is None or threshold is None:
             return []
         matches = self.search(pending.faq_query, session.known, hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
+        floor = self.thresholds.get("faq_floor")
+        if (floor is not None and self.first_passage is not None and matches and not pending.leaning
+                and floor <= matches[0].score < threshold):
+            first = self.first_passage(pending.query, session.known)
+            pending.trace["faq_first_passage"] = first
+            matches = [m for m in matches if m.score >= threshold or m.entry.source_url == first]
+            threshold = floor
         return [m for m in matches if m.score >= threshold and not self.too_general(m.entry, pending)
-                and self._scored_in_its_language(pending, m.entry)]
+                and self._scored_in_its_language(pending, m.entry) and self.addresses(pending, m.entry)]
+
+    def addresses(self, pending: Pending, entry) -> bool:
+        """Does the entry pass the answerability check a passage must (MessageReader.qualifies: the
+        question's key words in it, or its meaning as close as no unrelated question comes)? The
+        threshold is calibrated on generated probes; a campus-life question the corpus does not
+        cover ("학식 메뉴") still lands near some entry about campus life."""
+        passages = [_EntryPassage(chunk_id, entry.title, f"{entry.question}\n{entry.answer}")
+                    for chunk_id in entry.chunk_ids] or [_EntryPassage("", entry.title, f"{entry.question}\n{entry.answer}")]
+        return self.reader.qualifies(pending.faq_query, passages)
 
     def answers_first(self, qualifying: list, session: Session, pending: Pending) -> bool:
         """URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
