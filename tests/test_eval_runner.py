@@ -281,8 +281,12 @@ def test_the_runs_engines_are_composed_from_the_memos_caching_collaborators(advi
             self.inner = inner
 
         def embed(self, texts, tokens=None):
-            embedded.extend(zip(texts, (tuple(t) for t in tokens)))
+            embedded.extend(("passage", text, tuple(t)) for text, t in zip(texts, tokens))
             return self.inner.embed(texts, tokens)
+
+        def embed_queries(self, texts, tokens=None):
+            embedded.extend(("query", text, tuple(t)) for text, t in zip(texts, tokens))
+            return self.inner.embed_queries(texts, tokens)
 
         def __getattr__(self, name):
             return getattr(self.inner, name)
@@ -301,7 +305,7 @@ def test_the_runs_engines_are_composed_from_the_memos_caching_collaborators(advi
     for name in names:
         run.answers(name, "deployment")
     assert embedded and len(embedded) == len(set(embedded))
-    faq_readings = {(i["query"], tuple(advisor.tokenizer.content_morphemes([i["query"]])[0])) for i in sample}
+    faq_readings = {("query", i["query"], tuple(advisor.tokenizer.content_morphemes([i["query"]])[0])) for i in sample}
     assert faq_readings & set(embedded)  # a question stating its profile is searched without those words
 
 

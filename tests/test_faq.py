@@ -76,7 +76,7 @@ def faq_chunks(build) -> pl.DataFrame:
 
 
 def embed(build, tokenize, text: str) -> np.ndarray:
-    return build.embedder.embed([text], tokenize([text]))[0]
+    return build.embedder.embed_queries([text], tokenize([text]))[0]  # a question, as the engine embeds one
 
 
 # --------------------------------------------------------------------------- seed entries

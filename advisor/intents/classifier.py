@@ -52,7 +52,7 @@ ENCODER_C, NGRAM_C = 4.0, 10.0
 # template message they cannot answer still gets its template). The validation part is drawn from
 # the same hand-written forms as the training part and over-trusts the model; the floor was chosen
 # on the development sets (docs/method.md §A online step 2).
-SURE_FLOOR = 0.9
+SURE_FLOOR = 0.6
 MISSED_TEMPLATE_COST = 0.5  # a template message left to the tiers costs half a wrong template reply
 THREADS = 1  # one BLAS thread: on these small problems thread pools fight each other
 MIN_EXAMPLES_PER_ROUTE = 2
@@ -213,7 +213,8 @@ class IntentClassifier:
         directory = Path(directory)
         missing = [name for name in (NGRAM_FILE, META_FILE) if not (directory / name).exists()]
         if missing:
-            raise FileNotFoundError(f"no intent classifier in {directory}: missing {', '.join(missing)}")
+            raise FileNotFoundError(f"no intent classifier in {directory}: missing {', '.join(missing)} "
+                                    "(a build made by an older version: rebuild the index, advisor materialize)")
         meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
         if meta.get("sklearn_version") != _sklearn_version():
             raise RuntimeError(

@@ -77,7 +77,7 @@ class NoBuildError(RuntimeError):
 @dataclass(frozen=True)
 class DialogueSettings:
     k: int | None = None  # chunks per retrieval; None: the build's retrieval settings, static_k + dynamic_k
-    # An attribute is needed up front when at least this rank-weighted share of the candidates
+    # An attribute is needed up front when at least this share of the candidates' documents
     # depends on it: a third means "a substantial part of the likely answers differ by it".
     need_share: float = 1 / 3
     faq_candidates: int = 20  # URAG: the top 20 FAQ entries are considered

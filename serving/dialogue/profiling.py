@@ -88,29 +88,28 @@ def unsettled(attributes: Iterable[str], schema: fields.Schema, session: Session
 
 def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, Mapping[str, frozenset]],
                         schema: fields.Schema, share: float = 1 / 3) -> list[str]:
-    """Attributes that a rank-weighted share of the candidates' documents are limited on, in schema
-    order (the order questions are asked): what the question MAY depend on. Each document counts
-    once, weighted 1/k for the k-th distinct document: one long page's many sections must not
-    outvote the near-duplicates that differ by whom they apply to. The engine then keeps those
-    whose variants state different key facts (serving/dialogue/variants.py `differ`)."""
-    weights: dict[str, float] = defaultdict(float)
-    values: dict[str, set] = defaultdict(set)
-    total = 0.0
-    seen: set[str] = set()
+    """Attributes that a share of the candidates' documents (the question's neighbourhood in the
+    corpus) are limited on, in schema order (the order questions are asked): what the question MAY
+    depend on. Each document counts once: one long page's many sections must not outvote the
+    near-duplicates that differ by whom they apply to. Every document of the neighbourhood weighs
+    the same: with an encoder, the nearest few are often near-duplicates for one attribute (FAQ
+    entries per cohort) and a rank weighting let them hide the department the rest differ by. The
+    engine then keeps those whose variants state different key facts (serving/dialogue/variants.py
+    `differ`)."""
+    documents: dict[str, Mapping[str, frozenset]] = {}
     for chunk in candidates:
-        if chunk.doc_url in seen:
-            continue
-        seen.add(chunk.doc_url)
-        weight = 1.0 / len(seen)
-        total += weight
-        for name, keys in doc_limits.get(chunk.doc_url, {}).items():
-            weights[name] += weight
-            values[name] |= keys
-    if not total:
+        documents.setdefault(chunk.doc_url, doc_limits.get(chunk.doc_url, {}))
+    if not documents:
         return []
+    counts: dict[str, int] = defaultdict(int)
+    values: dict[str, set] = defaultdict(set)
+    for limits in documents.values():
+        for name, keys in limits.items():
+            counts[name] += 1
+            values[name] |= keys
     # near-duplicates for DIFFERENT students make an attribute matter; documents all written for
     # the same students (or one stray limited page) do not
-    return [name for name in schema if weights[name] / total >= share and len(values[name]) >= 2]
+    return [name for name in schema if counts[name] / len(documents) >= share and len(values[name]) >= 2]
 
 
 def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted=lambda name: True) -> list[str]:
