@@ -425,6 +425,17 @@ def test_needed_attributes_use_document_level_limits_over_the_neighbourhood():
     stray = late[:3] + [chunk(4, "e"), chunk(5, "b", campus=["south"]), chunk(6, "f"), chunk(7, "g")]
     stray_limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in stray]])
     assert profiling.relevant_attributes(stray, stray_limits, schema) == []
+    # one page with a section per cohort (the page as a whole limited on nothing) counts as limited
+    # on cohort, once; its sections become variants of their own
+    paged = [chunk(1, "p"), chunk(2, "p", cohort=[2015, 2016]), chunk(3, "p", cohort=[2026, 2026]), chunk(4, "q")]
+    paged_limits = profiling.document_constraints([[(c.doc_url, c.applies_to) for c in paged]])
+    assert paged_limits["p"] == {} and profiling.relevant_attributes(paged, paged_limits, schema) == ["cohort"]
+    sections, section_limits = profiling.sections_as_documents(paged, paged_limits)
+    assert [c.doc_url for c in sections] == ["p", "c2", "c3", "q"]
+    assert section_limits["c2"] == {"cohort": frozenset({(2015, 2016)})}
+    one_section = [chunk(1, "p"), chunk(2, "p", cohort=[2015, 2016]), chunk(3, "q")]
+    assert profiling.relevant_attributes(one_section, profiling.document_constraints(
+        [[(c.doc_url, c.applies_to) for c in one_section]]), schema) == []
     # near-duplicates written for DIFFERENT students make an attribute matter; pages all written
     # for the same students do not (whatever the student's campus, these are the sources)
     same = [chunk(1, "a", campus=["north"]), chunk(2, "b", campus=["north"]), chunk(3, "c")]

@@ -422,7 +422,7 @@ def test_a_general_faq_entry_answers_where_only_other_faq_entries_differ(advisor
 
     entries_only = LexicalRetriever([replace(c, kind="faq") for c in advisor.retriever.chunks], advisor.tokenizer,
                                     CONFIG.profile)
-    entry = _faq_entry("졸업 전공 이수 학점이 궁금해요", "졸업에 필요한 전공 이수 학점은 학사 규정을 확인하세요.")
+    entry = _faq_entry("졸업 이수 학점이 궁금해요", "졸업에 필요한 이수 학점은 학사 규정을 확인하세요.")
     engine = _engine_with_faq(advisor, (entry, 0.99), retriever=entries_only)
     reply = engine.respond(engine.new_session(), message=CREDITS)
     assert reply.tier == "faq" and reply.answer == entry.answer and reply.trace["questions_asked"] == 0

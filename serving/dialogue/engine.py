@@ -420,7 +420,7 @@ class Advisor:
             pending.trace["unanswerable"] = True
             return self._answer(turn)
         self._mark_differing(turn, candidates.chunks, qualifying)
-        if faq_first and not self.faq.too_general(qualifying[0].entry, pending):
+        if faq_first and not self.faq.too_general(qualifying[0], pending):
             return self._finish(turn, self._faq_reply(qualifying, session, pending))
         if self.settings.evidence_follow_up:
             # what the best passages for anyone depend on, where the session already knows it
@@ -437,7 +437,8 @@ class Advisor:
         limited = profiling.relevant_attributes(candidates, self.doc_limits, self.schema, self.settings.need_share)
         # ... and only where the candidate answers differ by it: near-duplicates for different
         # students that state the same key facts do not make the answer depend on whom it is for
-        found = variants.variants_by_attribute(candidates, self.doc_limits, self.schema,
+        sectioned, section_limits = profiling.sections_as_documents(candidates, self.doc_limits)
+        found = variants.variants_by_attribute(sectioned, section_limits, self.schema,
                                                self.reader.facts_reader(pending.query))
         differing = [name for name in limited if variants.differ(found.get(name, []))]
         pending.trace["limited_attributes"], pending.trace["differing_attributes"] = limited, differing

@@ -18,6 +18,8 @@ import re
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
+from dataclasses import replace
+
 from advisor import language
 from advisor.annotation.expressions import PROCEDURE_WORDS
 from advisor.annotation.model import ChunkContext
@@ -90,17 +92,22 @@ def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mappin
                         schema: fields.Schema, share: float = 1 / 3) -> list[str]:
     """Attributes that a share of the candidates' documents (the question's neighbourhood in the
     corpus) are limited on, in schema order (the order questions are asked): what the question MAY
-    depend on. Each document counts once: one long page's many sections must not outvote the
-    near-duplicates that differ by whom they apply to. Every document of the neighbourhood weighs
-    the same: with an encoder, the nearest few are often near-duplicates for one attribute (FAQ
-    entries per cohort) and a rank weighting let them hide the department the rest differ by. The
-    engine then keeps those whose variants state different key facts (serving/dialogue/variants.py
-    `differ`)."""
-    documents: dict[str, Mapping[str, frozenset]] = {}
+    depend on. A document counts once, limited on an attribute when all of it is (a curriculum page
+    of one cohort, an FAQ entry) or when its retrieved sections are written for different values
+    of it (one page with a section per cohort): one long page's many sections must not outvote
+    the near-duplicates that differ by whom they apply to. Every document of the neighbourhood
+    weighs the same: with an encoder the nearest few are often near-duplicates for one attribute
+    (FAQ entries per cohort), and a rank weighting let them hide the department the rest differ by.
+    The engine then keeps those whose variants state different key facts
+    (serving/dialogue/variants.py `differ`)."""
+    documents: dict[str, dict[str, set]] = {}
     for chunk in candidates:
-        documents.setdefault(chunk.doc_url, doc_limits.get(chunk.doc_url, {}))
+        documents.setdefault(chunk.doc_url, {name: set(keys) for name, keys in doc_limits.get(chunk.doc_url, {}).items()})
     if not documents:
         return []
+    for url, varying in _varying_sections(candidates).items():
+        for name, keys in varying.items():
+            documents[url].setdefault(name, set()).update(keys)
     counts: dict[str, int] = defaultdict(int)
     values: dict[str, set] = defaultdict(set)
     for limits in documents.values():
@@ -110,6 +117,41 @@ def relevant_attributes(candidates: Sequence[RetrievedChunk], doc_limits: Mappin
     # near-duplicates for DIFFERENT students make an attribute matter; documents all written for
     # the same students (or one stray limited page) do not
     return [name for name in schema if counts[name] / len(documents) >= share and len(values[name]) >= 2]
+
+
+def _varying_sections(candidates: Sequence[RetrievedChunk]) -> dict[str, dict[str, set]]:
+    """doc_url -> {attribute: values} where the document's retrieved sections are written for at
+    least two different values of the attribute (a page with a section per cohort)."""
+    sections: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+    for chunk in candidates:
+        for name, value in chunk.applies_to.items():
+            if value is not None:
+                sections[chunk.doc_url][name].add(_key(value))
+    return {url: {name: keys for name, keys in by_name.items() if len(keys) >= 2}
+            for url, by_name in sections.items() if any(len(keys) >= 2 for keys in by_name.values())}
+
+
+def sections_as_documents(candidates: Sequence[RetrievedChunk], doc_limits: Mapping[str, Mapping[str, frozenset]]
+                          ) -> tuple[list[RetrievedChunk], dict[str, dict[str, frozenset]]]:
+    """The candidates with each section of a page whose sections are written for different
+    students (relevant_attributes) made a document of its own, limited as the section is, and the
+    document limits to go with them: the variants the answers may differ by include a page's
+    per-cohort sections, not only whole pages per cohort."""
+    varying = _varying_sections(candidates)
+    if not varying:
+        return list(candidates), dict(doc_limits)
+    limits = {url: dict(by_name) for url, by_name in doc_limits.items()}
+    out = []
+    for chunk in candidates:
+        names = [name for name in varying.get(chunk.doc_url, {}) if chunk.applies_to.get(name) is not None]
+        if not names:
+            out.append(chunk)
+            continue
+        own = replace(chunk, doc_url=chunk.chunk_id)
+        limits[own.doc_url] = {**doc_limits.get(chunk.doc_url, {}),
+                               **{name: frozenset({_key(chunk.applies_to[name])}) for name in names}}
+        out.append(own)
+    return out, limits
 
 
 def limited_in(evidence: Sequence[RetrievedChunk], schema: fields.Schema, wanted=lambda name: True) -> list[str]:

@@ -76,7 +76,8 @@ class DocumentsTier:
         retrieved = {"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
                      "doc_urls": [c.doc_url for c in result.chunks]}
         pending.trace.setdefault("retrievals", []).append(retrieved)
-        pending.trace["last_retrieval"] = result
+        if hard:  # what the student's answer is drawn from, not the candidates read for anyone
+            pending.trace["last_retrieval"] = result
         return result
 
     def first_passage(self, query: str, known: Mapping[str, Any] | None) -> str | None:

@@ -92,7 +92,7 @@ class FAQTier:
             pending.trace["faq_first_passage"] = first
             matches = [m for m in matches if m.score >= threshold or m.entry.source_url == first]
             threshold = floor
-        return [m for m in matches if m.score >= threshold and not self.too_general(m.entry, pending)
+        return [m for m in matches if m.score >= threshold and not self.too_general(m, pending)
                 and self._scored_in_its_language(pending, m.entry) and self.addresses(pending, m.entry)]
 
     def addresses(self, pending: Pending, entry) -> bool:
@@ -141,7 +141,7 @@ class FAQTier:
         """How many FAQ entries are written in each language."""
         return Counter(self._languages.values())
 
-    def too_general(self, entry, pending: Pending) -> bool:
+    def too_general(self, match, pending: Pending) -> bool:
         """An entry written for everyone on every attribute the candidate PAGES differ by ("졸업
         학점은 학과마다 다릅니다" for a question whose departments' pages state 130 and 136): the
         page written for this student answers better; the proFILL tier is asked instead. That holds
@@ -151,8 +151,13 @@ class FAQTier:
         "졸업시험 합격 기준은?"; exempting every entry that does not defer cost that college's
         Table 1 0.04 MRR). Other FAQ entries that differ do not count: they answer other questions
         ("컴퓨터학과 이중전공 졸업요건" beside "융합전공은 따로 졸업요건이 없나요?"), and an FAQ
-        made only of entries would never answer from a general one."""
-        differing = pending.pages_differing
+        made only of entries would never answer from a general one. An entry that only passed the
+        floor (a score below the threshold) is weaker evidence: there FAQ entries for different
+        students that differ count too ("졸업하려면 몇 학점 필요해요?" beside the per-cohort credit
+        entries is not answered by the general minimum-GPA entry)."""
+        entry = match.entry
+        below = match.score < self.thresholds.get("faq_threshold", 0.0)
+        differing = pending.differing if below else pending.pages_differing
         if not differing or any(entry.applies_to.get(name) is not None for name in differing):
             return False
         return variants.defers(entry.answer) or not self.asked_as_written(entry, pending)
