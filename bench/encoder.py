@@ -114,7 +114,7 @@ def run(args) -> None:
     print(f"{'embedder':<10}" + "".join(f"{f'p{p} ms':>10}" for p in PERCENTILES))
     for name, row in ms.items():
         print(f"{name:<10}" + "".join(f"{v:>10.2f}" for v in row))
-    print(f"{'e5 / lsa':<10}" + "".join(f"{f'{e / l:.1f}x':>10}" for e, l in zip(ms["e5"], ms["lsa"])))
+    print(f"{'e5 / lsa':<10}" + "".join(f"{f'{e / base:.1f}x':>10}" for e, base in zip(ms["e5"], ms["lsa"])))
     p50 = ms["e5"][0]
     print(f"\ntarget: e5 query p50 <= {TARGET_P50_MS:.0f} ms: {'met' if p50 <= TARGET_P50_MS else 'NOT met'} "
           f"({p50:.1f} ms)")
