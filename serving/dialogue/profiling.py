@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any, Iterable, Mapping, Sequence
-
 from dataclasses import replace
+from typing import Any, Iterable, Mapping, Sequence
 
 from advisor import language
 from advisor.annotation.expressions import PROCEDURE_WORDS

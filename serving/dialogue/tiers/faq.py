@@ -18,6 +18,7 @@ from serving.dialogue.turn import Ask, Turn
 from serving.dialogue.types import Reply
 from serving.dialogue.understanding import MessageReader
 
+
 class _EntryPassage(NamedTuple):
     """An FAQ entry read as a passage (its chunk's vector, its question and answer's words)."""
 
