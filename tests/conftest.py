@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
+import yaml
 
 from advisor.config import DEMO_CONFIG_PATH
 from eval.sets.build import BUSINESS_CONFIG_PATH, config_on_port
@@ -22,9 +23,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None) -> Path:
-    """The demo college's own config, its site moved to `port` (and each source capped)."""
-    return config_on_port(DEMO_CONFIG_PATH, directory, port, max_pages)
+def demo_config_on_port(directory: Path, port: int, max_pages: int | None = None, embedder: str = "lsa") -> Path:
+    """The demo college's own config, its site moved to `port` (and each source capped), embedded
+    with `embedder`: LSA unless said otherwise, since these builds test the pipeline's mechanics
+    (the encoder costs minutes per build; `demo_warehouse` builds with the offline default)."""
+    path = config_on_port(DEMO_CONFIG_PATH, directory, port, max_pages)
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config.setdefault("pipeline", {})["embedder"] = embedder
+    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
 
 
 class DemoWarehouse:

@@ -14,7 +14,7 @@ from advisor.lakehouse import connect
 from tests.conftest import demo_config_on_port, free_port
 
 pytestmark = pytest.mark.e2e
-PAGES_PER_SOURCE = 12
+PAGES_PER_SOURCE = 6
 
 
 @pytest.fixture

@@ -912,7 +912,7 @@ def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_cop
 
 def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehouse, warehouse_copy, capsys,
                                                                   monkeypatch):
-    """`make demo`'s ending on a tenth of the synthesized benchmark: the real systems through the
+    """`make demo`'s ending on a twentieth of the synthesized benchmark: the real systems through the
     evaluation assets, Table 1 printed last, the report on disk, and the profile-aware system ahead
     of the profile-blind ones on questions whose answer depends on who asks."""
     from cli.main import main
@@ -922,7 +922,7 @@ def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehous
         monkeypatch.delenv(name, raising=False)
     lines = (demo_warehouse.root / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     (warehouse_copy / "benchmarks").mkdir()
-    (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::10]) + "\n", encoding="utf-8")
+    (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::20]) + "\n", encoding="utf-8")
     capsys.readouterr()
     assert main(["materialize", "--config", str(demo_warehouse.config_path), "--warehouse", str(warehouse_copy),
                  "--select", "evaluation+"]) == 0

@@ -26,6 +26,7 @@ from advisor.index.embedders import PRETRAINED_EMBEDDERS
 from advisor.faq.store import FAQStore, faq_entries_from_build, save_scorer, write_faq_store
 from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
+from advisor.intents import seed_vectors
 from advisor.intents.classifier import IntentClassifier, evaluate, sample
 from advisor.retrieval import Retriever, params_from
 
@@ -41,7 +42,12 @@ def prepare_serving(build_dir: Path, config, tokenizer, intent_examples: Sequenc
     build_dir = Path(build_dir)
     faq_counts, calibration, enriched = prepare_faq(build_dir, config, tokenizer, enrich)
     build = load_build(build_dir)
-    intent = _train_intents(build_dir / INTENT_DIR, intent_examples, build.embedder)
+    # a corpus model (LSA) gives a message's words it never saw no direction: the router's vector
+    # model needs a pretrained encoder, else its n-gram model decides alone
+    encoder = build.embedder if build.embedder.name in PRETRAINED_EMBEDDERS else None
+    if encoder is not None:
+        seed_vectors.warm(encoder)  # the seeds every institution shares, encoded once and shipped
+    intent = _train_intents(build_dir / INTENT_DIR, intent_examples, encoder)
     semantic = semantic_thresholds(build, build.embedder)
     serving = {"faq_threshold": calibration.threshold, "faq_floor": calibration.floor,
                "calibration": calibration_summary(calibration),

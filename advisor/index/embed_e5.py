@@ -84,6 +84,11 @@ class E5Embedder:
         """Questions and messages, with e5's "query: " prefix."""
         return self._vectors([t[:QUERY_CHARS] for t in texts], "query")
 
+    def remember(self, kind: str, by_hash) -> None:
+        """Vectors of `kind` ("query" | "passage") known by text hash, kept in this process (the
+        shipped seed vectors: advisor/intents/seed_vectors.py)."""
+        self.cache.preload(f"{self.version}:{kind}", by_hash)
+
     def _vectors(self, texts: list[str], kind: str) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("pass a list of texts")

@@ -53,6 +53,10 @@ class VectorCache:
             finally:
                 self.con.unregister("_new_vectors")
 
+    def preload(self, model: str, by_hash: Mapping[str, np.ndarray]) -> None:
+        """Vectors known without embedding (a shipped warm cache), kept in this process only."""
+        self._remember(model, by_hash)
+
     @staticmethod
     def _remember(model: str, by_hash: Mapping[str, np.ndarray]) -> None:
         with _PROCESS_LOCK:

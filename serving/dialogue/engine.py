@@ -414,7 +414,7 @@ class Advisor:
         entry answers it after all."""
         session, pending = turn.session, turn.pending
         candidates = self.documents.retrieve_for(turn, hard=False)
-        if not self.documents.answerable_for_anyone(pending.query, candidates.chunks):
+        if not self.documents.answerable_for_anyone(pending, candidates.chunks):
             # what nobody's documents answer is not worth a profile question: straight to the
             # tiers (the FAQ, or the disclaimed fallback)
             pending.trace["unanswerable"] = True

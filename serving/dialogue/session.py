@@ -11,10 +11,10 @@ from typing import Any
 # The shape of `Session.to_dict`; a record of another shape (another release's) is refused, never misread.
 FORMAT = 1
 # The trace entries the engine reads back on a later turn: its single time-sensitivity decision per
-# question (an LLM call when configured), and whether the question was searched in glossary terms
-# (the answer is then matched to the passages in them). Everything else in a trace is for
+# question (an LLM call when configured), whether the question was searched in glossary terms
+# (the answer is then matched to the passages in them) and, if so, the question as asked. Everything else in a trace is for
 # evaluation and is not stored.
-TRACE_STATE = ("time_sensitive_llm", "glossary")
+TRACE_STATE = ("time_sensitive_llm", "glossary", "as_asked")
 
 
 @dataclass
@@ -50,6 +50,13 @@ class Pending:
     @property
     def query(self) -> str:
         return self.search_text or self.message
+
+    @property
+    def as_asked(self) -> str | None:
+        """The question as asked when the query is its glossary rendering into the institution's
+        terms, else None: the encoder compares that with passages, not the two-language mix its
+        calibration never saw (it reads either language as it is)."""
+        return self.trace.get("as_asked")
 
     @property
     def faq_query(self) -> str:

@@ -103,16 +103,18 @@ class MessageReader:
         return bool(rewrites) and any(self.term_weights.seen(word) for word in self.key_words(rewritten)
                                       if len(word) > 1)
 
-    def qualifies(self, message: str, evidence) -> bool:
+    def qualifies(self, message: str, evidence, as_asked: str | None = None) -> bool:
         """The answerability check before tier 2 (serving/dialogue/answerability.py): the evidence
         covers at least MIN_COVERAGE of the question's key words (nouns, names, numbers, roots)
         weighted by their IDF over this build's chunks, so a word the corpus never uses (the topic
         of an out-of-scope question) weighs most; or it says the same in other words
         (`answers_in_other_words`). A question with no key words at all is about nothing the
-        documents could answer."""
+        documents could answer. `as_asked`: what the encoder reads instead of `message`
+        (Pending.as_asked)."""
         if not self.key_words(message):
             return False
-        return self.answerability(message, evidence) >= MIN_COVERAGE or self.answers_in_other_words(message, evidence)
+        return (self.answerability(message, evidence) >= MIN_COVERAGE
+                or self.answers_in_other_words(as_asked or message, evidence))
 
     def answers_in_other_words(self, message: str, evidence) -> bool:
         """Is some passage of the evidence as close to the message, for the encoder, as no unrelated
@@ -216,6 +218,7 @@ class MessageReader:
         if glossed < as_written:
             return None
         pending.trace["glossary"] = [asdict(g) for g in found]
+        pending.trace["as_asked"] = pending.query
         return text
 
     def _most_used(self, terms) -> str:

@@ -36,7 +36,7 @@ class DocumentsTier:
         evidence = self._reselected(pending, result, evidence)
         answerability = self.reader.answerability(pending.query, evidence) if evidence else 0.0
         pending.trace["answerability"] = round(answerability, 3)
-        if not evidence or not self.reader.qualifies(pending.query, evidence):
+        if not evidence or not self._qualifies(pending, evidence):
             return None
         if pending.leaning and answerability < MIN_COVERAGE:
             return None  # a message the router took for chat is answered only in its own words
@@ -93,11 +93,15 @@ class DocumentsTier:
         return max(self.reader.answerability(query, select_evidence(chunks)),
                    max(self.reader.answerability(query, [chunk]) for chunk in chunks))
 
-    def answerable_for_anyone(self, message: str, chunks) -> bool:
+    def answerable_for_anyone(self, pending: Pending, chunks) -> bool:
         """Would the answerability check pass on what the question retrieves for anyone (its best
         sections, or any one passage)?"""
-        return (self.reader.qualifies(message, select_evidence(chunks))
-                or any(self.reader.qualifies(message, [chunk]) for chunk in chunks))
+        return (self._qualifies(pending, select_evidence(chunks))
+                or any(self._qualifies(pending, [chunk]) for chunk in chunks))
+
+    def _qualifies(self, pending: Pending, evidence) -> bool:
+        """The answerability check (MessageReader.qualifies) of the pending question's search text."""
+        return self.reader.qualifies(pending.query, evidence, pending.as_asked)
 
     # ------------------------------------------------------------------ evidence
     def _retrieved_evidence(self, turn: Turn) -> tuple[RetrievalResult, list]:
@@ -123,15 +127,15 @@ class DocumentsTier:
             return select_evidence(chunks)
         preferred = own_language_first(chunks, pending.message, self.language)
         evidence = select_evidence(preferred)
-        if preferred != list(chunks) and not self.reader.qualifies(pending.query, evidence):
+        if preferred != list(chunks) and not self._qualifies(pending, evidence):
             evidence = select_evidence(chunks)
         return evidence
 
     def _reselected(self, pending: Pending, result: RetrievalResult, evidence: list) -> list:
         """When the best sections do not cover the question, the passages that do: a lower-ranked
         passage that does is better evidence than none (a notice ranked 7th that names every key word)."""
-        if evidence and not self.reader.qualifies(pending.query, evidence):
-            covering = [c for c in result.chunks if self.reader.qualifies(pending.query, [c])]
+        if evidence and not self._qualifies(pending, evidence):
+            covering = [c for c in result.chunks if self._qualifies(pending, [c])]
             if covering:
                 pending.trace["evidence_reselected"] = True
                 return select_evidence(covering)
@@ -153,7 +157,7 @@ class DocumentsTier:
     def _leads_for_everyone(self, pending: Pending, evidence) -> bool:
         """Is the first evidence passage limited to no one, and does it address the question alone?"""
         lead = evidence[0]
-        return all(value is None for value in lead.applies_to.values()) and self.reader.qualifies(pending.query, [lead])
+        return all(value is None for value in lead.applies_to.values()) and self._qualifies(pending, [lead])
 
     def _chunk_variants(self, chunks, name: str, facts_of) -> list:
         """The variants of `name` among retrieved chunks, each chunk its own group member (within a

@@ -103,7 +103,7 @@ class FAQTier:
         cover ("학식 메뉴") still lands near some entry about campus life."""
         passages = [_EntryPassage(chunk_id, entry.title, f"{entry.question}\n{entry.answer}")
                     for chunk_id in entry.chunk_ids] or [_EntryPassage("", entry.title, f"{entry.question}\n{entry.answer}")]
-        return self.reader.qualifies(pending.faq_query, passages)
+        return self.reader.qualifies(pending.faq_query, passages, pending.as_asked)
 
     def answers_first(self, qualifying: list, session: Session, pending: Pending) -> bool:
         """URAG's FAQ first: every close FAQ entry applies to whoever asks; nothing to ask (unless
