@@ -6,7 +6,11 @@ test_annotation_rules.py, with its own wording (not the demo's, not any measured
 import pytest
 
 from advisor.annotation.rules import RulesAnnotator
-from tests.test_annotation_rules import ctx, make_config, record
+from advisor.annotation.structure import table_labels
+from advisor.chunking.chunker import chunk_document
+from advisor.config import Selectors
+from advisor.ingest.html_text import extract_page
+from tests.test_annotation_rules import BASE, ctx, make_config, record
 
 
 @pytest.fixture()
@@ -68,3 +72,78 @@ def test_a_hosted_program_itself_is_still_for_the_other_departments(annotator):
     assert r["department"] == ["CE", "ME"]
     r = record(annotator, ctx("전자공학과 부전공을 신청하려면 서류를 냅니다.", title="신청 안내"))
     assert r["department"] == ["CE", "ME"]  # no taker named: the program's audience
+
+
+# ----------------------------------------------------------------------------- class 3: tables
+
+REQUIREMENTS = """<html><body><main>
+<h1>기계공학과 졸업 이수 요건</h1>
+<p>입학년도와 전공 과정에 따라 이수 요건이 다릅니다.</p>
+<h2>전공 학점</h2>
+<h4>2018학년도 입학생 · 단일전공</h4>
+<table><caption>전공 이수 학점 (2018학년도 입학생)</caption>
+<thead>
+<tr><td></td><th colspan="2">이론</th><th colspan="2">설계</th></tr>
+<tr><td></td><th>과목</th><th>학점</th><th>과목</th><th>학점</th></tr>
+</thead>
+<tbody>
+<tr><th rowspan="2">전공필수</th><td>열역학</td><td>3</td><td>기계설계</td><td>3</td></tr>
+<tr><td>유체역학</td><td>3</td><td>캡스톤설계</td><td>4</td></tr>
+<tr><th>전공선택</th><td colspan="2">21학점 이상</td><td colspan="2">6학점 이상</td></tr>
+</tbody></table>
+</main></body></html>"""
+
+
+def _chunks(html: str, url: str, max_chars: int = 800):
+    page = extract_page(html, url, Selectors())
+    doc = {"doc_id": "d", "url": url, "kind": "page", "title": page.title, "breadcrumbs": page.breadcrumbs,
+           "text": page.text, "source": "site"}
+    return page, chunk_document(doc, lambda text: [text], max_chars)
+
+
+def test_a_table_keeps_its_header_path():
+    page, _ = _chunks(REQUIREMENTS, BASE + "/me/grad.html")
+    assert "전공 이수 학점 (2018학년도 입학생)\n" in page.text  # the caption heads the rows
+    assert "- 전공필수 | 이론 과목: 열역학 | 이론 학점: 3 | 설계 과목: 기계설계 | 설계 학점: 3" in page.text
+    assert "- 전공필수 | 이론 과목: 유체역학 | 이론 학점: 3 | 설계 과목: 캡스톤설계 | 설계 학점: 4" in page.text
+    assert "- 전공선택 | 이론: 21학점 이상 | 설계: 6학점 이상" in page.text
+
+
+def test_a_tables_heading_and_caption_say_whom_its_rows_are_for(annotator):
+    page, chunks = _chunks(REQUIREMENTS, BASE + "/me/grad.html")
+    (table,) = [c for c in chunks if "열역학" in c.text]
+    assert table.heading_path[-1] == "2018학년도 입학생 · 단일전공"
+    r = record(annotator, ctx(table.text, url="/me/grad.html", title=page.title, headings=table.heading_path))
+    assert r["cohort"] == [2018, 2018] and r["program"] == ["single"] and r["department"] == ["ME"]
+
+
+def test_a_caption_alone_is_a_label(annotator):
+    text = "## 교과목\n\n전공 교과목 (2021~2022학년도 입학생)\n- 구분: 전공필수 | 과목: 회로이론 | 학점: 3"
+    assert table_labels(text, ["교과목"]) == ["전공 교과목 (2021~2022학년도 입학생)"]
+    r = record(annotator, ctx(text, title="전자공학과 교과목", headings=["전자공학과 교과목", "교과목"]))
+    assert r["cohort"] == [2021, 2022]
+    prose_first = "## 교과목\n\n아래 표를 보세요.\n\n전공 교과목 (2021~2022학년도 입학생)\n- 구분: 전공필수 | 과목: 회로이론 | 학점: 3"
+    assert table_labels(prose_first, ["교과목"]) == []  # only the table a chunk opens with
+
+
+GROUPED = "".join([
+    "<html><body><main><h1>전자공학과 교과과정</h1>",
+    "<table><caption>전공 교과목</caption>",
+    "<thead><tr><th>구분</th><th>교과목</th><th>학점</th><th>비고</th></tr></thead><tbody>",
+    '<tr><th colspan="4">2015~2017학년도 입학생</th></tr>',
+    *(f"<tr><td>전공선택</td><td>회로 응용 설계 {n}</td><td>3</td><td>실험 포함, 팀 프로젝트</td></tr>" for n in range(14)),
+    '<tr><th colspan="4">2018학년도 이후 입학생</th></tr>',
+    *(f"<tr><td>전공선택</td><td>반도체 소자 특론 {n}</td><td>3</td><td>영어 강의, 팀 프로젝트</td></tr>" for n in range(14)),
+    "</tbody></table></main></body></html>",
+])
+
+
+def test_a_long_table_repeats_its_caption_and_group_row_in_every_chunk(annotator):
+    page, chunks = _chunks(GROUPED, BASE + "/ee/curriculum.html", max_chars=500)
+    table = [c for c in chunks if "학점: 3" in c.text]
+    assert len(table) >= 4
+    for chunk in table:
+        lines = [line for line in chunk.text.split("\n") if line and not line.startswith("# ")]
+        assert lines[:2] in (["전공 교과목", "- 2015~2017학년도 입학생"], ["전공 교과목", "- 2018학년도 이후 입학생"])
+        r = record(annotator, ctx(chunk.text, url="/ee/curriculum.html", title=page.title))
+        assert r["cohort"] == ([2015, 2017] if "회로 응용" in chunk.text else [2018, 2024])

@@ -7,12 +7,13 @@ How a chunk's record is built (docs/method.md §A.4):
 
 1. Context levels, outermost first: the URL, the breadcrumbs, the document title, the document's
    lead sentence and scope (an eligibility section opening it: "## 지원 자격", "제2조(참여 대상)"),
-   the headings above the chunk, and the chunk's own lead sentence and "대상: …" statements
-   (structure.py says where those are).
-2. Each level is read for every attribute. Labels (URL, breadcrumbs, title, headings) name whom a
-   page or section is for, so any value they name counts and a nearer label REPLACES an outer one
-   (heading beats title beats breadcrumbs: "경영학과 > 경영학과 복수전공 안내" is for the students
-   of the other departments). A label may list several facets of its one audience, separated
+   the headings above the chunk, the caption and group rows of the table the chunk opens with
+   (repeated above every chunk of a long table), and the chunk's own lead sentence and "대상: …"
+   statements (structure.py says where those are).
+2. Each level is read for every attribute. Labels (URL, breadcrumbs, title, headings, captions)
+   name whom a page or section is for, so any value they name counts and a nearer label REPLACES
+   an outer one (heading beats title beats breadcrumbs: "경영학과 > 경영학과 복수전공 안내" is for
+   the students of the other departments). A label may list several facets of its one audience, separated
    ("2019학년도 입학자 · 연계전공 트랙", "3학년 | 휴학생"): each counts. Prose (the lead sentences)
    only REFINES: it narrows an open or wider context ("3학년 이상을 대상으로 …") but never
    contradicts a label, because a sentence mentions people for many reasons ("이중전공이나
@@ -253,6 +254,8 @@ class RulesAnnotator:
         self._read(state, structure.scope_sentence(context.doc_lead, title), "lead")
         for heading in headings:
             self._read(state, heading, "label")
+        for label in structure.table_labels(context.text, skip):  # a caption heads its rows
+            self._read(state, label, "label")
         self._read(state, structure.lead_sentence(context.text, skip), "lead")
         for statement in structure.target_statements(context.text):
             self._read(state, statement, "lead")
