@@ -3,9 +3,13 @@ hosts a program, requirement tables with their header paths and captions, and ne
 sibling pages told apart by the token they differ in. The made-up School of Engineering of
 test_annotation_rules.py, with its own wording (not the demo's, not any measured site's)."""
 
+from datetime import date
+
 import pytest
 
+from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
+from advisor.annotation.siblings import CorpusDocument
 from advisor.annotation.structure import table_labels
 from advisor.chunking.chunker import chunk_document
 from advisor.config import Selectors
@@ -147,3 +151,63 @@ def test_a_long_table_repeats_its_caption_and_group_row_in_every_chunk(annotator
         assert lines[:2] in (["전공 교과목", "- 2015~2017학년도 입학생"], ["전공 교과목", "- 2018학년도 이후 입학생"])
         r = record(annotator, ctx(chunk.text, url="/ee/curriculum.html", title=page.title))
         assert r["cohort"] == ([2015, 2017] if "회로 응용" in chunk.text else [2018, 2024])
+
+
+# ----------------------------------------------------------------------------- class 4: siblings
+
+HANDBOOK = "# 설계 실습 안내 ({year})\n\n설계 실습은 팀 단위로 진행하며 결과 보고서를 제출합니다. 평가는 발표와 보고서로 합니다."
+
+
+def _annotated(annotator, documents, url):
+    annotator.read_corpus(documents)
+    doc = next(d for d in documents if d.url == url)
+    return record(annotator, ctx(doc.text, url=url.removeprefix(BASE), title=doc.title))
+
+
+def test_pages_that_differ_only_in_a_year_are_for_those_cohorts(annotator):
+    docs = [CorpusDocument(f"{BASE}/lab/handbook.php?y={y}", "page", f"설계 실습 안내 ({y})", HANDBOOK.format(year=y))
+            for y in (2014, 2016, 2019)]
+    before = annotator.version
+    assert _annotated(annotator, docs, docs[0].url)["cohort"] == [2014, 2014]
+    assert annotator.version != before  # the facets are an input: the version follows them
+    assert _annotated(annotator, docs, docs[1].url)["cohort"] == [2016, 2016]
+    assert _annotated(annotator, docs, docs[2].url)["cohort"] == [2019, 2019]
+
+
+def test_pages_that_differ_only_in_a_department_are_for_it(annotator):
+    text = "# {dept} 실험실 안전 수칙\n\n실험실에서는 보호구를 착용하고, 사고가 나면 즉시 조교에게 알립니다."
+    docs = [CorpusDocument(f"{BASE}/safety/{n}.html", "page", f"{dept} 실험실 안전 수칙", text.format(dept=dept))
+            for n, dept in enumerate(["기계공학과", "건설환경공학과"])]
+    assert _annotated(annotator, docs, docs[1].url)["department"] == ["CE"]
+
+
+def test_a_hosted_program_page_keeps_its_own_reading(annotator):
+    text = "# {dept} 복수전공 안내\n\n선발 인원과 신청 서류를 안내합니다. 서류는 학과 사무실에 냅니다."
+    docs = [CorpusDocument(f"{BASE}/double/{n}.html", "page", f"{dept} 복수전공 안내", text.format(dept=dept))
+            for n, dept in enumerate(["기계공학과", "전자공학과"])]
+    assert _annotated(annotator, docs, docs[0].url)["department"] == ["CE", "EE"]  # the title replaces the facet
+
+
+def test_years_that_are_times_or_dated_posts_are_not_cohorts(annotator):
+    text = "# 현장 견학 ({year}년 5월)\n\n견학은 버스로 이동하며 점심이 제공됩니다. 신청은 학과 사무실에서 받습니다."
+    docs = [CorpusDocument(f"{BASE}/trip/{y}.html", "page", f"현장 견학 ({y}년 5월)", text.format(year=y))
+            for y in (2020, 2022)]
+    assert _annotated(annotator, docs, docs[0].url)["cohort"] is None
+    dated = [CorpusDocument(f"{BASE}/board/{y}.html", "notice", f"설계 실습 안내 ({y})", HANDBOOK.format(year=y), dated=True)
+             for y in (2020, 2022)]
+    assert _annotated(annotator, dated, dated[0].url)["cohort"] is None
+
+
+def test_different_texts_are_not_siblings(annotator):
+    docs = [CorpusDocument(f"{BASE}/lab/{y}.html", "page", f"설계 실습 안내 ({y})", HANDBOOK.format(year=y) + extra)
+            for y, extra in ((2014, ""), (2016, " 보고서 양식은 학과 홈페이지에 있으며, 표절 검사를 거쳐 제출하고, 늦으면 감점합니다."))]
+    assert _annotated(annotator, docs, docs[0].url)["cohort"] is None
+
+
+def test_without_a_corpus_nothing_changes():
+    fresh = RulesAnnotator(make_config())
+    assert fresh.facets == {}
+    r = record(fresh, ChunkContext(chunk_id="c", text=HANDBOOK.format(year=2014), doc_url=f"{BASE}/lab/x.html",
+                                   doc_title="설계 실습 안내 (2014)", kind="page", collection="static",
+                                   published_on=date(2024, 3, 1)))
+    assert r["cohort"] is None

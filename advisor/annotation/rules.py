@@ -5,8 +5,9 @@ aliases and range) and from Korean administrative language in general (cues.py).
 
 How a chunk's record is built (docs/method.md §A.4):
 
-1. Context levels, outermost first: the URL, the breadcrumbs, the document title, the document's
-   lead sentence and scope (an eligibility section opening it: "## 지원 자격", "제2조(참여 대상)"),
+1. Context levels, outermost first: what the document's near-duplicate siblings show (the token
+   its text differs from theirs in: siblings.py), the URL, the breadcrumbs, the document title, the
+   document's lead sentence and scope (an eligibility section opening it: "## 지원 자격", "제2조(참여 대상)"),
    the headings above the chunk, the caption and group rows of the table the chunk opens with
    (repeated above every chunk of a long table), and the chunk's own lead sentence and "대상: …"
    statements (structure.py says where those are).
@@ -56,7 +57,7 @@ from dataclasses import dataclass
 from typing import Sequence
 from urllib.parse import urlsplit
 
-from advisor.annotation import cues, expressions, lexicon, structure, words
+from advisor.annotation import cues, expressions, lexicon, siblings, structure, words
 from advisor.annotation.model import Applicability, ChunkAnnotation, ChunkContext, needs_of, normalize
 from advisor.config import CategoricalAttribute, InstitutionConfig, RangeAttribute
 from advisor.versioning import code_version
@@ -224,8 +225,35 @@ class RulesAnnotator:
             # any other integer attribute: no generic reading, stays null
         self._cache: dict[tuple[str, str], dict[str, Finding]] = {}
         schema = json.dumps(config.model_dump(mode="json")["profile"], sort_keys=True, ensure_ascii=False)
-        code = code_version(sys.modules[__name__], cues, expressions, lexicon, structure, words)
-        self.version = hashlib.sha256(f"{code}|{words.DIGEST}|{schema}".encode()).hexdigest()[:12]
+        code = code_version(sys.modules[__name__], cues, expressions, lexicon, siblings, structure, words)
+        self._base_version = f"{code}|{words.DIGEST}|{schema}"
+        self.version = hashlib.sha256(self._base_version.encode()).hexdigest()[:12]
+        self.facets: siblings.Facets = {}
+
+    def read_corpus(self, documents: Sequence[siblings.CorpusDocument]) -> None:
+        """Read the build's documents for what no chunk shows alone: near-duplicate siblings, whose
+        differing tokens say whom each is for (siblings.py). The facets are part of every chunk's
+        input, so the version follows them: a new sibling re-annotates."""
+        reader = siblings.SiblingReader(
+            {name: ex.matcher for name, ex in self.extractors.items() if isinstance(ex, _Categorical)},
+            {name: (ex.low, ex.high) for name, ex in self.extractors.items()
+             if isinstance(ex, _Range) and ex.kind == "cohort"},
+            audience=self._names_audience,
+        )
+        self.facets = reader.facets(documents)
+        found = siblings.digest(self.facets)
+        self.version = hashlib.sha256(f"{self._base_version}|{found}".encode()).hexdigest()[:12]
+
+    def _names_audience(self, name: str, text: str, start: int, end: int) -> bool:
+        """Whether the value at text[start:end] is an audience where it stands: its line read as a
+        label, the roles settled as for any label ("전자공학과 복수전공 안내" is for the other
+        departments: there 전자공학과 is no audience)."""
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        mentions = {n: ex.mentions(line, "label") for n, ex in self.extractors.items()}
+        cues.settle_roles(mentions, line, label=True)
+        return any(m.role == "audience" and m.start <= start - line_start < m.end for m in mentions.get(name, ()))
 
     def annotate(self, contexts: Sequence[ChunkContext]) -> list[ChunkAnnotation]:
         return [self.annotate_one(context) for context in contexts]
@@ -246,6 +274,9 @@ class RulesAnnotator:
         title = context.doc_title or ""
         headings = [h for h in context.heading_path if structure.squash(h) != structure.squash(title)] if own else []
         skip = [title, *context.heading_path]
+        for name, value in self.facets.get(url or "", {}).items():  # outermost: the page overrides it
+            if name in state:
+                state[name] = value
         if url:
             self._read_url(state, url)
         self._read(state, " > ".join(crumbs), "label")
