@@ -134,6 +134,7 @@ def test_scores_count_what_the_student_got():
         _outcome("faq", "faq", base + "faq/a.html#3", "/faq/a.html#2", independent=True),  # the wrong entry
         _outcome("faq", "documents", base + "faq/a.html#4", "/faq/a.html#4", asked=1, independent=True),
         _outcome("faq", "faq", base + "faq/en.html#faq-7", 7, lang="en"),  # the real FAQ: either page
+        _outcome("faq", "documents", base + "faq.php?cat=b#3", "/faq.php?cat=a#3", lang="en"),  # the query counts
         _outcome("document", "documents", base + "p/x.html", "/p/x.html", lang="en", independent=False, asked=2),
         _outcome("greeting", "template", template="greeting"),
         _outcome("leaving", "template", template="smalltalk"),  # "I see" is no goodbye
@@ -143,13 +144,13 @@ def test_scores_count_what_the_student_got():
     metrics = score(outcomes, {base + "faq/a.html#1": "답 하나", base + "faq/a.html#2": "답 둘"})
     assert metrics["faq_right_first_ko"] == (2 / 3, 3)
     assert metrics["faq_verbatim_ko"] == (1 / 3, 3)
-    assert metrics["faq_right_first_en"] == (1.0, 1)
+    assert metrics["faq_right_first_en"] == (0.5, 2)
     assert metrics["document_page_first_en"] == (1.0, 1)
     assert metrics["routing"] == (2 / 5, 5)  # greeting right, leaving wrong; FAQ: 1 of 3 from the FAQ tier
     assert metrics["routing_leaving"] == (0.0, 1)
     assert metrics["out_of_scope_answered_as_found"] == (0.5, 2)
     assert metrics["profile_question_on_independent"] == (1 / 3, 3)
-    assert metrics["english_over_korean"] == (1.0 / (2 / 3), 2)
+    assert metrics["english_over_korean"] == ((2 / 3) / (2 / 3), 3)
     assert meets("routing", 0.96) and not meets("out_of_scope_answered_as_found", 0.5) and meets("x", 1) is None
 
 

@@ -41,9 +41,9 @@ def _one(advisor, item: Item, today: date) -> Outcome:
 
 
 def entry_key(url: str | None) -> str | None:
-    """A cited URL as the sets name FAQ entries and pages: its path and fragment, without the
-    scheme and host (the loopback port differs from build to build)."""
+    """A cited URL as the sets name FAQ entries and pages: its path, query and fragment, without
+    the scheme and host (the loopback port differs from build to build)."""
     if not url:
         return None
     parts = urlsplit(url)
-    return parts.path + (f"#{parts.fragment}" if parts.fragment else "")
+    return parts.path + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
