@@ -125,3 +125,23 @@ def test_extractive_augmentation_stored_beside_the_chunk(con):
     assert summary == "복학생 장학금 안내: 복학생을 대상으로 장학금을 지급합니다."
     assert text.startswith(summary + "\n")
     assert augment.build_augmentations(con, augment.ExtractiveAugmenter(), "run-2")["augmented"] == 0
+
+
+def test_the_rules_annotator_reads_the_build_for_siblings(con):
+    from advisor.annotation.rules import RulesAnnotator
+
+    text = "# 실습실 이용 안내 ({y})\n\n실습실은 평일 9시부터 18시까지 열며, 이용 전 안전 교육을 받아야 합니다."
+    siblings = [document(f"http://x/lab.php?y={y}", f"실습실 이용 안내 ({y})", text.format(y=y)) for y in (2019, 2022)]
+    insert_rows(con, "documents", siblings)
+    build_chunks(CONFIG, con, "run-1")
+    annotator = RulesAnnotator(CONFIG)
+    first = annotate_chunks(CONFIG, con, annotator, "run-1")
+    stored = load_annotations(con, "rules", CONFIG)
+    assert stored[chunk_ids(con, "http://x/lab.php?y=2019")[0]]["admission_year"] == [2019, 2019]
+    assert stored[chunk_ids(con, "http://x/lab.php?y=2022")[0]]["admission_year"] == [2022, 2022]
+
+    insert_rows(con, "documents", [document("http://x/lab.php?y=2024", "실습실 이용 안내 (2024)", text.format(y=2024))])
+    build_chunks(CONFIG, con, "run-2")
+    again = annotate_chunks(CONFIG, con, RulesAnnotator(CONFIG), "run-2")
+    assert again.version != first.version and again.unchanged == 0  # a new sibling: every chunk read again
+    assert load_annotations(con, "rules", CONFIG)[chunk_ids(con, "http://x/lab.php?y=2024")[0]]["admission_year"] == [2024, 2024]

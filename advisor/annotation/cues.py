@@ -9,6 +9,8 @@ mention; they are general Korean (and a little English) usage, never one site's 
 - hosted: "경영학과 이중전공", "경영학과를 제2전공으로", "경영학과 전과", "경영학과로 전과하려면": the
   audience is the other departments (nobody takes their own department as a second major or
   transfers into it);
+- host: "통계학과 복수전공 이수 학생은 …" names whoever takes the program (its takers are the
+  phrase's subject), so the department is only the program's host: it says nothing of whom;
 - history: "2019년 로봇공학과 신설", "첫 신입생을 맞았습니다";
 - time, not people (prose only): "4학년에 개설", "1학년 1학기에는", "1학년 전공기초 과목";
 - a name, not people (prose only): "복학생 학업지원장학" (a person noun directly followed by
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.annotation import words
 from advisor.annotation.lexicon import person_stem
 
 # A particle-free word (a noun), so "학생은" ends a run of modifiers but "전공기초" does not.
@@ -35,8 +38,16 @@ ORGANIZER_AFTER = re.compile(
 )
 ORGANIZER_BEFORE = re.compile(r"(?:운영|주관|참여|개설|담당)\s*(?:학과|학부|기관|부서|대학)?\s*[:：][^.\n]*$")
 HOSTED_AFTER = re.compile(
-    r"^\s*(?:의|을|를)?\s*(?:이중\s*전공|복수\s*전공|부\s*전공|제\s*2\s*전공|전과(?!목)|double\s+major|minor\b)"
+    r"^\s*(?:의|을|를)?\s*(?P<program>이중\s*전공|복수\s*전공|부\s*전공|제\s*2\s*전공|double\s+major|minor\b)"
+    r"|^\s*(?:의|을|를)?\s*전과(?!목)"
     r"|^\s*(?:으로|로)\s*전과(?!목|\s*(?:한|했|된))",  # "경영학과로 전과하려면": moving in, not yet done
+    re.IGNORECASE,
+)
+# "통계학과 복수전공 이수 학생은 …": the phrase names whoever takes the program, so the department is
+# the program's host and says nothing of its takers' own department (words.py: takers).
+TAKERS_AFTER = re.compile(
+    rf"^(?:{words.alternation('taker_suffixes')})(?=[은는이가을를의에도만들]|[^가-힣]|$)"
+    rf"|^\s*(?:{words.alternation('program_nouns')})?\s*(?:{words.alternation('takers')})",
     re.IGNORECASE,
 )
 HISTORY_AFTER = re.compile(r"^\s*(?:이|가|을|를|의|로|으로)?\s*(?:신설|설립|창설|출범|출발|폐지|통합)")
@@ -79,8 +90,9 @@ def categorical_role(before: str, after: str, *, person: bool, prose: bool, gene
             return None
         if ORGANIZER_AFTER.match(after) or ORGANIZER_BEFORE.search(before):
             return "organizer"
-        if HOSTED_AFTER.match(after):
-            return "hosted"
+        if hosted := HOSTED_AFTER.match(after):
+            # the takers of a department's program are the phrase's subject, not the department's own
+            return "host" if hosted.group("program") and TAKERS_AFTER.match(after[hosted.end():]) else "hosted"
     elif GENERIC_STUDENT.match(generic):
         if RANGE_BEFORE.search(before) or RANGE_AFTER.match(after) or SPAN_AFTER.match(after):
             return None
@@ -106,14 +118,28 @@ def range_role(before: str, after: str, *, grade: bool, prose: bool) -> str | No
     return "audience"
 
 
+# A separator that lists facets in a label; conjunctions ("및", "또는") always join alternatives.
+_FACET_SEPARATOR = re.compile(r"^\s*[·ㆍ,，|/\-–—]\s*$")
+_PERSON_END = re.compile(rf"(?:{words.alternation('person_endings')})$", re.IGNORECASE)
+
+
+def _is_group(text: str, mention) -> bool:
+    """Whether a mention names a group of people ("2019학년도 입학자", "편입생"), not a facet of one
+    ("2019학번", "연계전공", "3학년")."""
+    return bool(_PERSON_END.search(text[mention.start:mention.end]))
+
+
 _SUBJECT_AFTER = re.compile(r"^\s*(?:학생들?|재학생|입학생|입학자|이수자)?\s*(?:은|는|이|가|도)(?![가-힣])")
 
 
-def settle_roles(mentions: dict[str, list], text: str) -> None:
+def settle_roles(mentions: dict[str, list], text: str, label: bool = False) -> None:
     """Settle roles that depend on the other attributes' mentions (in place):
     - "재학생" right after another attribute's group means that group's students;
     - "신입생 및 편입생": groups of different attributes joined by a conjunction are an OR;
-      a record is an AND of its attributes, so neither restricts;
+      a record is an AND of its attributes, so neither restricts. In a label (a heading, a
+      caption, a title), a separator between a group and a facet that is no group of people
+      ("2019학년도 입학자 · 연계전공 트랙", "3학년 | 휴학생") lists the facets of ONE audience;
+      two groups of people side by side ("신입생·편입생 안내") stay alternatives;
     - an excluded group counts as the audience only if the sentence names no audience before it
       ("휴학 중인 학생은 장학금을 신청할 수 없다" is about students on leave);
     - a status change ("휴학하면") tells its actor's status only when no other subject is named
@@ -122,7 +148,10 @@ def settle_roles(mentions: dict[str, list], text: str) -> None:
     flat = _ordered(mentions, {"audience", "excluded"})
     subjects = [(m.end, name, m.value) for m, name in flat if _SUBJECT_AFTER.match(text[m.end:m.end + 8])]
     for (a, name_a), (b, name_b) in zip(flat, flat[1:]):
-        if name_a != name_b and b.start >= a.end and _COORDINATION.match(text[a.end:b.start]):
+        gap = text[a.end:b.start]
+        if name_a != name_b and b.start >= a.end and _COORDINATION.match(gap):
+            if label and _FACET_SEPARATOR.match(gap) and not (_is_group(text, a) and _is_group(text, b)):
+                continue  # facets of one audience
             a.role = b.role = "dropped"
     first_audience = min((m.start for m, _ in flat if m.role == "audience"), default=None)
     for m, _ in flat:

@@ -5,16 +5,20 @@ aliases and range) and from Korean administrative language in general (cues.py).
 
 How a chunk's record is built (docs/method.md §A.4):
 
-1. Context levels, outermost first: the URL, the breadcrumbs, the document title, the document's
-   lead sentence and scope (an eligibility section opening it: "## 지원 자격", "제2조(참여 대상)"),
-   the headings above the chunk, and the chunk's own lead sentence and "대상: …" statements
-   (structure.py says where those are).
-2. Each level is read for every attribute. Labels (URL, breadcrumbs, title, headings) name whom a
-   page or section is for, so any value they name counts and a nearer label REPLACES an outer one
-   (heading beats title beats breadcrumbs: "경영학과 > 경영학과 복수전공 안내" is for the students
-   of the other departments). Prose (the lead sentences) only REFINES: it narrows an open or wider
-   context ("3학년 이상을 대상으로 …") but never contradicts a label, because a sentence mentions
-   people for many reasons ("이중전공이나 융합전공 없이 …" under a "심화전공" heading).
+1. Context levels, outermost first: what the document's near-duplicate siblings show (the token
+   its text differs from theirs in: siblings.py), the URL, the breadcrumbs, the document title, the
+   document's lead sentence and scope (an eligibility section opening it: "## 지원 자격", "제2조(참여 대상)"),
+   the headings above the chunk, the caption and group rows of the table the chunk opens with
+   (repeated above every chunk of a long table), and the chunk's own lead sentence and "대상: …"
+   statements (structure.py says where those are).
+2. Each level is read for every attribute. Labels (URL, breadcrumbs, title, headings, captions)
+   name whom a page or section is for, so any value they name counts and a nearer label REPLACES
+   an outer one (heading beats title beats breadcrumbs: "경영학과 > 경영학과 복수전공 안내" is for
+   the students of the other departments). A label may list several facets of its one audience, separated
+   ("2019학년도 입학자 · 연계전공 트랙", "3학년 | 휴학생"): each counts. Prose (the lead sentences)
+   only REFINES: it narrows an open or wider context ("3학년 이상을 대상으로 …") but never
+   contradicts a label, because a sentence mentions people for many reasons ("이중전공이나
+   융합전공 없이 …" under a "심화전공" heading).
 3. Consolidated FAQ duplicates stand for every copy: the record is the union over the copies'
    contexts (the same Q&A on three department pages applies to all three).
 
@@ -24,9 +28,11 @@ What keeps general material null:
   span the whole domain and cancel out the same way;
 - only leads count in prose, so details and exceptions further down do not restrict a chunk;
 - mentions that are not an audience are dropped (cues.py): organizers ("기계공학과 참여
-  융합전공"), exclusions ("휴학 중에는 신청할 수 없습니다"), times ("4학년에 개설"), history
-  ("2019학년도에 첫 신입생을 맞았습니다"), and groups joined across attributes ("신입생 및
-  편입생": an OR the record cannot express, so neither restricts);
+  융합전공"), a program's host when its takers are the subject ("통계학과 복수전공 이수 학생은 …":
+  whoever takes it, of whatever department), exclusions ("휴학 중에는 신청할 수 없습니다"), times
+  ("4학년에 개설"), history ("2019학년도에 첫 신입생을 맞았습니다"), and groups of people joined
+  across attributes ("신입생 및 편입생", "신입생·편입생 안내": an OR the record cannot express,
+  so neither restricts);
 - "모든 학번", "입학년도와 관계없이" say explicitly that the cohort does not matter, and a label
   comparing values ("심화전공과 이중전공은 무엇이 다른가요?") addresses none of them; prose below
   such a label cannot narrow it again;
@@ -51,7 +57,7 @@ from dataclasses import dataclass
 from typing import Sequence
 from urllib.parse import urlsplit
 
-from advisor.annotation import cues, expressions, lexicon, structure
+from advisor.annotation import cues, expressions, lexicon, siblings, structure, words
 from advisor.annotation.model import Applicability, ChunkAnnotation, ChunkContext, needs_of, normalize
 from advisor.config import CategoricalAttribute, InstitutionConfig, RangeAttribute
 from advisor.versioning import code_version
@@ -219,8 +225,35 @@ class RulesAnnotator:
             # any other integer attribute: no generic reading, stays null
         self._cache: dict[tuple[str, str], dict[str, Finding]] = {}
         schema = json.dumps(config.model_dump(mode="json")["profile"], sort_keys=True, ensure_ascii=False)
-        code = code_version(sys.modules[__name__], cues, expressions, lexicon, structure)
-        self.version = hashlib.sha256(f"{code}|{schema}".encode()).hexdigest()[:12]
+        code = code_version(sys.modules[__name__], cues, expressions, lexicon, siblings, structure, words)
+        self._base_version = f"{code}|{words.DIGEST}|{schema}"
+        self.version = hashlib.sha256(self._base_version.encode()).hexdigest()[:12]
+        self.facets: siblings.Facets = {}
+
+    def read_corpus(self, documents: Sequence[siblings.CorpusDocument]) -> None:
+        """Read the build's documents for what no chunk shows alone: near-duplicate siblings, whose
+        differing tokens say whom each is for (siblings.py). The facets are part of every chunk's
+        input, so the version follows them: a new sibling re-annotates."""
+        reader = siblings.SiblingReader(
+            {name: ex.matcher for name, ex in self.extractors.items() if isinstance(ex, _Categorical)},
+            {name: (ex.low, ex.high) for name, ex in self.extractors.items()
+             if isinstance(ex, _Range) and ex.kind == "cohort"},
+            audience=self._names_audience,
+        )
+        self.facets = reader.facets(documents)
+        found = siblings.digest(self.facets)
+        self.version = hashlib.sha256(f"{self._base_version}|{found}".encode()).hexdigest()[:12]
+
+    def _names_audience(self, name: str, text: str, start: int, end: int) -> bool:
+        """Whether the value at text[start:end] is an audience where it stands: its line read as a
+        label, the roles settled as for any label ("전자공학과 복수전공 안내" is for the other
+        departments: there 전자공학과 is no audience)."""
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        mentions = {n: ex.mentions(line, "label") for n, ex in self.extractors.items()}
+        cues.settle_roles(mentions, line, label=True)
+        return any(m.role == "audience" and m.start <= start - line_start < m.end for m in mentions.get(name, ()))
 
     def annotate(self, contexts: Sequence[ChunkContext]) -> list[ChunkAnnotation]:
         return [self.annotate_one(context) for context in contexts]
@@ -241,6 +274,9 @@ class RulesAnnotator:
         title = context.doc_title or ""
         headings = [h for h in context.heading_path if structure.squash(h) != structure.squash(title)] if own else []
         skip = [title, *context.heading_path]
+        for name, value in self.facets.get(url or "", {}).items():  # outermost: the page overrides it
+            if name in state:
+                state[name] = value
         if url:
             self._read_url(state, url)
         self._read(state, " > ".join(crumbs), "label")
@@ -249,6 +285,8 @@ class RulesAnnotator:
         self._read(state, structure.scope_sentence(context.doc_lead, title), "lead")
         for heading in headings:
             self._read(state, heading, "label")
+        for label in structure.table_labels(context.text, skip):  # a caption heads its rows
+            self._read(state, label, "label")
         self._read(state, structure.lead_sentence(context.text, skip), "lead")
         for statement in structure.target_statements(context.text):
             self._read(state, statement, "lead")
@@ -260,7 +298,7 @@ class RulesAnnotator:
         key = (text, mode)
         if key not in self._cache:
             mentions = {name: ex.mentions(text, mode) for name, ex in self.extractors.items()}
-            cues.settle_roles(mentions, text)
+            cues.settle_roles(mentions, text, label=mode == "label")
             found = {name: ex.finding(mentions[name]) for name, ex in self.extractors.items()}
             if len(self._cache) > 50_000:
                 self._cache.clear()

@@ -22,6 +22,7 @@ from advisor.annotation.model import (
     ChunkAnnotation,
     ChunkContext,
 )
+from advisor.annotation.siblings import CorpusDocument
 from advisor.config import CategoricalAttribute, InstitutionConfig
 from advisor.lakehouse.history import ANNOTATIONS, record_versions
 from advisor.lakehouse import insert_rows, transaction
@@ -63,6 +64,13 @@ def chunk_contexts(con: duckdb.DuckDBPyConnection, chunk_ids: Sequence[str] | No
     ]
 
 
+def corpus_documents(con: duckdb.DuckDBPyConnection) -> list[CorpusDocument]:
+    """Every active document as the build-level comparison reads it (siblings.py)."""
+    rows = con.sql("SELECT url, kind, title, text, published_on FROM active_documents ORDER BY url").fetchall()
+    return [CorpusDocument(url=r[0], kind=r[1] or "", title=r[2] or "", text=r[3] or "", dated=r[4] is not None)
+            for r in rows]
+
+
 def annotation_rows(
     chunk_id: str, annotation: ChunkAnnotation, annotator: Annotator, config: InstitutionConfig, run_id: str
 ) -> list[dict]:
@@ -84,6 +92,8 @@ def annotation_rows(
 def annotate_chunks(
     config: InstitutionConfig, con: duckdb.DuckDBPyConnection, annotator: Annotator, run_id: str
 ) -> AnnotationReport:
+    if hasattr(annotator, "read_corpus"):  # what no chunk shows alone; may change the version
+        annotator.read_corpus(corpus_documents(con))
     report = AnnotationReport(annotator.name, annotator.version)
     current = {r[0] for r in con.execute("SELECT chunk_id FROM chunks").fetchall()}
     done = {r[0] for r in con.execute(

@@ -90,6 +90,51 @@ def _first_sentence(paragraph: str) -> str:
     return ""
 
 
+_TABLE_CAPTION = 80  # a caption line above a table's rows, no blank line between (html_text.py)
+
+
+def is_table_row(line: str) -> bool:
+    """A table row as the cleaner writes it: "- header: value | header: value"."""
+    line = line.strip()
+    return line.startswith("- ") and " | " in line and ":" in line
+
+
+def is_group_row(line: str) -> bool:
+    """A row that is one cell across its table ("- 2025학년도 이후 입학생"): it heads the rows below."""
+    line = line.strip()
+    return line.startswith("- ") and " | " not in line and ": " not in line and len(line) <= _TABLE_CAPTION
+
+
+def table_labels(text: str, skip: Iterable[str] = ()) -> list[str]:
+    """The labels of the table a text opens with, outermost first: its caption lines, then the
+    rows across the whole table above its first row ("- 2025학년도 이후 입학생"). They name whom the
+    rows below are for, as a heading does; [] when the text opens with anything but a table.
+    `skip`: the title and headings, as for `lead_sentence`."""
+    skipped = {squash(s) for s in skip if s}
+    for block in _blocks(text):
+        lines = [line for line in block if squash(line) not in skipped and not is_byline(line)]
+        if not lines:
+            continue
+        labels: list[str] = []
+        in_rows = False  # past the caption: only rows from here on
+        for line in lines:
+            if is_table_row(line):
+                return labels
+            if is_group_row(line):
+                in_rows = True
+                labels.append(line[2:].strip())
+            elif in_rows or is_heading_line(line) or is_list_item(line) or not _is_table_caption(line):
+                return []
+            else:
+                labels.append(line)
+        return []
+    return []
+
+
+def _is_table_caption(line: str) -> bool:
+    return len(line) <= _TABLE_CAPTION and not _TERMINATED.search(line) and not _WRAPPED.search(line)
+
+
 # "신청 대상: 2020학년도 이후 입학자", "(대상: 2021–2022학년도 입학생)", "지원 자격: 3학년 이상":
 # a key that announces whom the text is for, wherever it stands in the text.
 _TARGET_WORD = r"(?:신청|지원|참여|참가|적용|모집|수혜|선발|이용)?\s*(?:대상자?|자격)"

@@ -6,8 +6,9 @@ block too long for a chunk is cut between sentences, list items or table rows, a
 sentence or row longer than a chunk is cut mid-way (at whitespace).
 
 The body of every chunk is an exact slice of the document text starting at `start_offset`
-(citations can highlight it); a repeated context line (a table's caption, an FAQ's question) may
-precede that slice, separated by a newline.
+(citations can highlight it); a repeated context line (a table's caption, with the row across the
+table that heads the rows below it; an FAQ's question) may precede that slice, separated by a
+newline.
 """
 
 from __future__ import annotations
@@ -392,6 +393,10 @@ def _emit(pieces: list[_Piece], text: str, max_chars: int) -> tuple[int, str]:
 # --------------------------------------------------------------------------- block pieces
 
 _ITEM = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s")
+# A table row as the cleaner writes it ("- 구분: 전공 | 학점: 60"), and a row that is one cell across
+# its table ("- 1학년"): no header, no second cell (advisor/ingest/html_text.py).
+_TABLE_ROW = re.compile(r"^- [^\n]*: [^\n]* \| ")
+_GROUP_ROW = re.compile(r"^- (?![^\n]*(?: \| |: ))[^\n]{1,80}$")
 
 
 def _block_pieces(
@@ -427,9 +432,17 @@ def _raw_pieces(text: str, start: int, end: int, split_sentences: SplitSentences
     else:
         caption = ""
         pieces.extend((p, False) for s, e, _ in lead for p in _sentences(text, s, e, split_sentences))
+    table = any(is_item and _TABLE_ROW.match(text[s:e]) for s, e, is_item in groups)
+    carry = caption
     for s, e, is_item in groups[first_item:]:
-        if is_item:
-            pieces.append((_Piece(s, e, carry=caption), True))
+        if is_item and table and _GROUP_ROW.match(text[s:e]):
+            # A row across the table ("- 2025학년도 이후 입학생") heads the rows below it: it leads
+            # them like the caption, and is repeated with it above a chunk that starts among them.
+            pieces.append((_Piece(s, e, carry=caption, glue=True), False))
+            heading = (caption + "\n" if caption else "") + text[s:e]
+            carry = heading if len(heading) <= max_chars // MAX_CARRY_SHARE else caption
+        elif is_item:
+            pieces.append((_Piece(s, e, carry=carry), True))
         else:  # a note after the list: ordinary text
             pieces.extend((p, False) for p in _sentences(text, s, e, split_sentences))
     return pieces

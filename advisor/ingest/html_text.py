@@ -2,7 +2,11 @@
 
 The text keeps the page's structure in light Markdown: headings as ``#``, lists as ``- item``,
 and every table row as one self-contained line (``- 과목명: 자료구조 | 학점: 3``) so that a chunk
-cut anywhere in a table still says what each value means.
+cut anywhere in a table still says what each value means: its header path, every header level
+above a cell ("이론 학점: 3" under "이론" over "학점"), after the row's own headers on its left;
+rowspan and colspan cells stand in every slot they cover. The caption (and any row across the
+whole table above the header) is the line right above the rows, where the chunker and the
+annotator read it as the table's label.
 """
 
 from __future__ import annotations
@@ -374,8 +378,9 @@ def _header_count(grid: list[list[_Cell | None]], from_thead: int) -> int:
         return from_thead
     count = 0
     for row in grid:
-        cells = [cell for cell in row if cell is not None]
-        if not cells or not all(cell.is_th for cell in cells):
+        # An empty corner cell (often a td above the row headers) does not make a row data.
+        cells = [cell for cell in row if cell is not None and (cell.is_th or cell.text)]
+        if not cells or not all(cell.is_th for cell in cells) or (len(cells) < 2 and len(cells) < len(row)):
             break
         count += 1
     return count if count < len(grid) else min(count, 1)
@@ -421,6 +426,9 @@ def _row_line(row: list[_Cell | None], stacks: list[list[str]] | None) -> str:
         while last + 1 < len(row) and row[last + 1] is not None and row[last + 1].origin == cell.origin:
             last += 1
         label = _label(stacks, c, last)
+        if not label and cell.is_th and c == cells[0][0]:
+            # a row header across the row-header columns ("구분" over "세부"): the outer one's label
+            label = _label(stacks, c, c)
         parts.append(f"{label}: {cell.text}" if label and label != cell.text else cell.text)
     return "- " + " | ".join(parts)
 
