@@ -1,10 +1,17 @@
-"""Shared fixtures. `demo_warehouse`: the whole pipeline materialized once per test session on
-the demo college (served on a free port), for the tests of everything that reads an index build
-(dialogue, API, web page)."""
+"""Shared fixtures. `demo_warehouse` and `business_warehouse`: the pipeline materialized once per
+test session on each bundled college (served on a free port), for the tests of everything that
+reads an index build (dialogue, API, web page); built in the background while the tests that need
+no build run (`BackgroundBuild`)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -48,50 +55,85 @@ class DemoWarehouse:
         return load_config(self.config_path)
 
 
-DEMO_SELECTION = "not key:evaluation and not key:evaluation_report"
-
-
-@pytest.fixture(scope="session")
-def demo_warehouse(tmp_path_factory) -> DemoWarehouse:
-    from cli.main import main
-
-    directory = tmp_path_factory.mktemp("demo")
-    config_path = config_on_port(DEMO_CONFIG_PATH, directory, free_port())
-    warehouse = directory / "warehouse"
-    mp = pytest.MonkeyPatch()
-    mp.delenv("DAGSTER_HOME", raising=False)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):  # the offline backends, whatever the shell has
-        mp.delenv(name, raising=False)
-    try:
-        # everything but the evaluation (minutes of retrieval; tests run it on their own subsets)
-        assert main(["materialize", "--config", str(config_path), "--warehouse", str(warehouse),
-                     "--select", DEMO_SELECTION]) == 0
-    finally:
-        mp.undo()
-    return DemoWarehouse(warehouse, config_path)
-
-
-# ----------------------------------------------------------------------------- the business college
-
+DEMO_SELECTION = "not key:evaluation and not key:evaluation_report"  # the evaluation: tests run their own subsets
 BUSINESS_SELECTION = "not key:qa_benchmark and not key:evaluation and not key:evaluation_report"
+# the offline backends, whatever the shell has; and each build's own Dagster instance
+_NOT_INHERITED = ("DAGSTER_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+class BackgroundBuild:
+    """A bundled college materialized by `advisor materialize` in a child process, started when
+    the tests that need it are collected: the encoder's minutes of building overlap the tests that
+    need no build (collected first, `pytest_collection_modifyitems`) instead of adding to them."""
+
+    def __init__(self, name: str, config_source: Path, selection: str, after: "BackgroundBuild | None" = None):
+        self.directory = Path(tempfile.mkdtemp(prefix=f"advisor-{name}-"))
+        self.config_path = config_on_port(config_source, self.directory, free_port())
+        self.warehouse = self.directory / "warehouse"
+        self.log = self.directory / "materialize.log"
+        self.command = [sys.executable, "-m", "cli.main", "materialize", "--config", str(self.config_path),
+                        "--warehouse", str(self.warehouse), "--select", selection]
+        self.process: subprocess.Popen | None = None
+        self._after = after  # one build at a time: two would share two cores
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        if self._after is not None:
+            self._after._thread.join()
+        env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                            cwd=Path(__file__).resolve().parents[1])
+            self.process.wait()
+
+    def result(self) -> DemoWarehouse:
+        self._thread.join()
+        if self.process is None or self.process.returncode != 0:
+            tail = self.log.read_text(encoding="utf-8", errors="replace")[-3000:] if self.log.exists() else ""
+            pytest.fail(f"{' '.join(self.command)} failed:\n{tail}")
+        return DemoWarehouse(self.warehouse, self.config_path)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+_BUILDS: dict[str, BackgroundBuild] = {}
+_BUILT = {"demo_warehouse": (DEMO_CONFIG_PATH, DEMO_SELECTION),
+          "business_warehouse": (BUSINESS_CONFIG_PATH, BUSINESS_SELECTION)}
+
+
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """Start the builds the collected tests need, one after the other, and run the tests that need
+    none first."""
+    previous = None
+    for name in _BUILT:
+        if any(name in item.fixturenames for item in items):
+            previous = _BUILDS[name] = BackgroundBuild(name.split("_")[0], *_BUILT[name], after=previous)
+    items.sort(key=lambda item: any(name in item.fixturenames for name in _BUILT))  # stable: order kept
+
+
+def _built(name: str) -> DemoWarehouse:
+    if name not in _BUILDS:  # asked for by a test that did not name it (request.getfixturevalue)
+        _BUILDS[name] = BackgroundBuild(name.split("_")[0], *_BUILT[name])
+    return _BUILDS[name].result()
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    for build in _BUILDS.values():
+        build.stop()
 
 
 @pytest.fixture(scope="session")
-def business_warehouse(tmp_path_factory) -> DemoWarehouse:
-    """The pipeline on the second bundled institution, offline, up to the index build (everything
-    but the benchmark and the evaluation)."""
-    from cli.main import main
+def demo_warehouse() -> DemoWarehouse:
+    """The whole pipeline on the demo college but the evaluation, offline (a BackgroundBuild)."""
+    return _built("demo_warehouse")
 
-    directory = tmp_path_factory.mktemp("business")
-    config_path = config_on_port(BUSINESS_CONFIG_PATH, directory, free_port())
-    warehouse = directory / "warehouse"
-    mp = pytest.MonkeyPatch()
-    mp.delenv("DAGSTER_HOME", raising=False)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        mp.delenv(name, raising=False)
-    try:
-        assert main(["materialize", "--config", str(config_path), "--warehouse", str(warehouse),
-                     "--select", BUSINESS_SELECTION]) == 0
-    finally:
-        mp.undo()
-    return DemoWarehouse(warehouse, config_path)
+
+@pytest.fixture(scope="session")
+def business_warehouse() -> DemoWarehouse:
+    """The pipeline on the second bundled institution, offline, up to the index build (everything
+    but the benchmark and the evaluation; a BackgroundBuild)."""
+    return _built("business_warehouse")
