@@ -112,7 +112,10 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     for name in _BUILT:
         if any(name in item.fixturenames for item in items):
             previous = _BUILDS[name] = BackgroundBuild(name.split("_")[0], *_BUILT[name], after=previous)
-    items.sort(key=lambda item: any(name in item.fixturenames for name in _BUILT))  # stable: order kept
+    # stable, so each group keeps its order: no build, then the demo's, then the business college's
+    # (built last, while the demo's tests run)
+    items.sort(key=lambda item: max((rank + 1 for rank, name in enumerate(_BUILT) if name in item.fixturenames),
+                                    default=0))
 
 
 def _built(name: str) -> DemoWarehouse:

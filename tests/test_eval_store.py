@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import shutil
 import subprocess
@@ -910,23 +911,20 @@ def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_cop
     assert Path(third["evaluation_report"]["report_path"].value).parent.name == third["evaluation"]["eval_run_id"].value
 
 
-def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehouse, warehouse_copy, capsys,
-                                                                  monkeypatch):
+def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehouse, warehouse_copy):
     """`make demo`'s ending on a twentieth of the synthesized benchmark: the real systems through the
-    evaluation assets, Table 1 printed last, the report on disk, and the profile-aware system ahead
-    of the profile-blind ones on questions whose answer depends on who asks."""
-    from cli.main import main
-
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
+    evaluation assets in an `advisor materialize` process, Table 1 printed last, the report on disk,
+    and the profile-aware system ahead of the profile-blind ones on questions whose answer depends
+    on who asks."""
     lines = (demo_warehouse.root / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     (warehouse_copy / "benchmarks").mkdir()
     (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::20]) + "\n", encoding="utf-8")
-    capsys.readouterr()
-    assert main(["materialize", "--config", str(demo_warehouse.config_path), "--warehouse", str(warehouse_copy),
-                 "--select", "evaluation+"]) == 0
-    out = capsys.readouterr().out
+    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    done = subprocess.run([sys.executable, "-m", "cli.main", "materialize", "--config", str(demo_warehouse.config_path),
+                           "--warehouse", str(warehouse_copy), "--select", "evaluation+"],
+                          capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    out = done.stdout
     table = out[out.index("Table 1"):]
     assert "| deployment | profill |" in table and "| oracle | bm25 |" in table and "report.md" in table
 
