@@ -97,6 +97,7 @@ def test_failures_are_recorded_and_shown_in_asset_metadata(tmp_path, monkeypatch
         config = tmp_path / "crafted.yaml"
         config.write_text(yaml.safe_dump({
             "institution": "Crafted",
+            "pipeline": {"embedder": "lsa"},  # the failures are the point, not the encoder
             "crawl": {"delay_seconds": 0, "retries": 1, "backoff_seconds": 0.01},
             "sources": [{"name": "site", "kind": "html", "seeds": [site.url("/")]}],
             "profile": {"grade": {"type": "integer", "question": "?", "min": 1, "max": 4}},
