@@ -61,6 +61,11 @@ BUSINESS_SELECTION = "not key:qa_benchmark and not key:evaluation and not key:ev
 _NOT_INHERITED = ("DAGSTER_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 
 
+def offline_env() -> dict[str, str]:
+    """This process's environment for an `advisor` child process, without `_NOT_INHERITED`."""
+    return {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
+
+
 class BackgroundBuild:
     """A bundled college materialized by `advisor materialize` in a child process, started when
     the tests that need it are collected: the encoder's minutes of building overlap the tests that
@@ -81,9 +86,8 @@ class BackgroundBuild:
     def _run(self) -> None:
         if self._after is not None:
             self._after._thread.join()
-        env = {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=env,
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=offline_env(),
                                             cwd=Path(__file__).resolve().parents[1])
             self.process.wait()
 

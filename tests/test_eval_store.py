@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import shutil
 import subprocess
@@ -29,6 +28,7 @@ from advisor.config import CategoricalAttribute, load_config
 from eval import metrics, outfile, store
 from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
 from eval.reports import breakdown_markdown, table1_markdown
+from tests.conftest import offline_env
 
 ALL_SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
                "profill-no-hard-filter", "profill-no-soft-prefix", "profill-no-reretrieval", "urag")
@@ -919,10 +919,9 @@ def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehous
     lines = (demo_warehouse.root / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     (warehouse_copy / "benchmarks").mkdir()
     (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::20]) + "\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
     done = subprocess.run([sys.executable, "-m", "cli.main", "materialize", "--config", str(demo_warehouse.config_path),
                            "--warehouse", str(warehouse_copy), "--select", "evaluation+"],
-                          capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[1])
+                          capture_output=True, text=True, env=offline_env(), cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     out = done.stdout
     table = out[out.index("Table 1"):]

@@ -12,8 +12,8 @@ from typing import Any
 FORMAT = 1
 # The trace entries the engine reads back on a later turn: its single time-sensitivity decision per
 # question (an LLM call when configured), whether the question was searched in glossary terms
-# (the answer is then matched to the passages in them) and, if so, the question as asked. Everything else in a trace is for
-# evaluation and is not stored.
+# (the answer is then matched to the passages in them) and, if so, the question as asked.
+# Everything else in a trace is for evaluation and is not stored.
 TRACE_STATE = ("time_sensitive_llm", "glossary", "as_asked")
 
 
