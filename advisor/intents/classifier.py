@@ -279,14 +279,18 @@ def choose_threshold(truth: Sequence[str], predicted: Sequence[Prediction]) -> d
 def _encoded_subset(examples: list[IntentExample]) -> list[IntentExample]:
     """What the vector model is fitted on: VARIANTS_ENCODED variants of each hand-written form,
     and at most MAX_ENCODED_QUESTIONS of the build's questions (a seeded sample)."""
-    seeds, questions = {}, []
-    for e in examples:
+    questions = [e for e in examples if e.origin != "seed"]
+    return encoded_seeds(examples) + sample(questions, MAX_ENCODED_QUESTIONS)
+
+
+def encoded_seeds(examples: Sequence[IntentExample]) -> list[IntentExample]:
+    """The seeds among `examples` the vector model encodes: VARIANTS_ENCODED of each form, the
+    first by id (whatever order the examples come in)."""
+    forms: dict[str, list[IntentExample]] = {}
+    for e in sorted(examples, key=lambda e: e.example_id):
         if e.origin == "seed":
-            seeds.setdefault(_group_key(e), []).append(e)
-        else:
-            questions.append(e)
-    chosen = [e for group in seeds.values() for e in group[:VARIANTS_ENCODED]]
-    return chosen + sample(questions, MAX_ENCODED_QUESTIONS)
+            forms.setdefault(_group_key(e), []).append(e)
+    return [e for group in forms.values() for e in group[:VARIANTS_ENCODED]]
 
 
 def _group_key(e: IntentExample) -> str:

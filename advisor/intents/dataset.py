@@ -75,10 +75,17 @@ def build_intent_examples(
     for topic in document_topics(documents):
         url = topic.doc_url
         candidates += [(text, "retrieval", "document_question", url, url) for text in document_questions(topic, names)]
-    for seed in seeds.seed_examples(config.institution):
-        intent = "retrieval" if seed.intent == "information" else seed.intent
-        candidates.append((seed.text, intent, "seed", None, "seed:" + seed.group))
-    return _deduplicated(candidates)
+    return _deduplicated(candidates + _seed_candidates(config.institution))
+
+
+def seed_intent_examples(institution: str) -> list[IntentExample]:
+    """The hand-written seeds alone, as `build_intent_examples` makes them for `institution`."""
+    return _deduplicated(_seed_candidates(institution))
+
+
+def _seed_candidates(institution: str) -> list[tuple[str, str, str, str | None, str]]:
+    return [(seed.text, "retrieval" if seed.intent == "information" else seed.intent, "seed", None, "seed:" + seed.group)
+            for seed in seeds.seed_examples(institution)]
 
 
 def _deduplicated(candidates: list[tuple[str, str, str, str | None, str]]) -> list[IntentExample]:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from advisor.intents import seeds
+from advisor.intents.classifier import encoded_seeds
+from advisor.intents.dataset import seed_intent_examples
 from advisor.versioning import text_hash
 
 PATH = Path(__file__).with_name("seed_vectors.npz")
@@ -28,18 +29,11 @@ _PROBE_INSTITUTIONS = ("한빛대학교 정보대학 (Hanbit University College 
 
 
 def shared_seed_texts() -> list[str]:
-    """The seed texts the router's vector model encodes (the first variant of each hand-written
-    form, as classifier._encoded_subset picks them) that do not depend on the institution."""
-    from advisor.intents.classifier import _form  # the classifier's own notion of a form
-
-    first, other = (seeds.seed_examples(name) for name in _PROBE_INSTITUTIONS)
-    shared = {s.text for s in other}
-    chosen: dict[str, str] = {}
-    for seed in first:
-        if seed.text in shared:
-            intent = "retrieval" if seed.intent == "information" else seed.intent
-            chosen.setdefault(f"{intent}|{_form(seed.text)}", seed.text)
-    return list(chosen.values())
+    """The seed texts the router's vector model encodes (classifier.encoded_seeds) that do not
+    depend on the institution."""
+    first, other = (encoded_seeds(seed_intent_examples(name)) for name in _PROBE_INSTITUTIONS)
+    shared = {e.text for e in other}
+    return [e.text for e in first if e.text in shared]
 
 
 def warm(embedder) -> int:
