@@ -186,6 +186,25 @@ def test_stated_values_are_not_asked_again(advisor):
     assert reply.trace["search_text"] == "졸업하려면 전공 몇 학점 들어야 해요?"
 
 
+def test_a_department_the_question_names_is_its_scope_not_asked_and_not_the_students(advisor):
+    """"컴퓨터학과 전공필수 과목" is about that department whoever asks: the department is not asked
+    (the bare question asks it), the answer is the department's, and the profile does not take it."""
+    bare = advisor.respond(advisor.new_session(), message="전공필수 과목 알려주세요")
+    assert bare.type == "ask" and "department" in [q.attribute for q in bare.questions]
+
+    session = advisor.new_session()
+    reply = advisor.respond(session, message="컴퓨터학과 전공필수 과목 알려주세요")
+    asked = [q.attribute for q in reply.questions] if reply.type == "ask" else []
+    assert "department" not in asked
+    while reply.type == "ask":
+        reply = advisor.respond(session, profile={q.attribute: 2021 if q.attribute == "admission_year" else q.options[0].value
+                                                  for q in reply.questions})
+    assert reply.type == "answer" and reply.citations
+    annotations = cited_annotations(advisor, reply)
+    assert annotations and all(applies(a, {"department": "CS"}) for a in annotations)
+    assert "department" not in session.known
+
+
 @pytest.mark.parametrize("message,language", [("방법 알려줘", "ko"), ("신청 기간 언제예요?", "ko"), ("서류", "ko"),
                                               ("how do I apply?", "en"), ("when is the deadline?", "en")])
 def test_a_question_that_names_no_topic_is_asked_what_it_is_about(advisor, message, language):
@@ -463,6 +482,18 @@ def test_stated_values_need_the_student_to_say_it_of_themselves():
     assert stated.read("저는 북캠퍼스 학생인데 휴학할 수 있나요?") == {"campus": "north"}
     assert stated.read("남캠퍼스 셔틀은 몇 시에 있나요?") == {}  # the topic, not the asker
     assert stated.read("21학번 3학년인데 졸업 요건이 궁금해요").get("cohort") == 2021
+
+
+def test_named_values_are_read_whoever_they_are_said_of_and_scope_only_the_question():
+    stated = profiling.StatedValues(SCHEMA_CONFIG)
+    message = "남캠퍼스 셔틀은 몇 시에 있나요?"
+    assert stated.read(message) == {} and stated.named(message) == {"campus": ["south"]}
+    pending = Pending(message=message, intent="retrieval", stage="query", asked=(), named=stated.named(message))
+    assert pending.scoped({}) == {"campus": "south"}
+    assert pending.scoped({"campus": "north"}) == {"campus": "north"}  # the student's own value wins
+    both = Pending(message="", intent="retrieval", stage="query", asked=(), named={"campus": ["north", "south"]})
+    assert both.scoped({}) == {}  # two campuses named: no one scope
+    assert Pending.from_dict(pending.to_dict()).named == {"campus": ["south"]}  # kept in a shared session
 
 
 def test_the_name_of_a_procedure_is_the_topic_not_the_students_year():

@@ -356,7 +356,7 @@ class Advisor:
             pending.relevant |= set(initialized[0])
         elif (reply := self._profile_from_candidates(turn, qualifying, faq_first)) is not None:
             return reply
-        needed = profiling.unsettled(pending.relevant, self.schema, session)
+        needed = [name for name in profiling.unsettled(pending.relevant, self.schema, session) if name not in pending.named]
         if needed:
             return self._ask(turn, needed)
         return self._answer(turn)
@@ -370,6 +370,7 @@ class Advisor:
         if spaced:
             pending.search_text = pending.trace["spaced"] = spaced
         self.reader.in_build_words(pending)  # "데과 이중전공" is read and searched as "데이터과학과 이중전공"
+        pending.named = self.stated.named(pending.query)
         initialized = self.llm.profile_init.initialize(pending.message) if self.llm.profile_init is not None else None
         stated = self.stated.read(pending.query) if initialized is None else initialized[1]
         self._take_stated(turn, self.reader.stated_values(stated))
@@ -474,7 +475,10 @@ class Advisor:
             outcome = tier.try_answer(turn)
             if isinstance(outcome, Ask):
                 turn.pending.stage = "evidence"  # re-retrieval happens when the answers come back
-                return self._ask(turn, outcome.attributes, reason="evidence")
+                wanted = [name for name in outcome.attributes if name not in turn.pending.named]
+                if wanted:
+                    return self._ask(turn, wanted, reason="evidence")
+                outcome = tier.try_answer(turn)  # the question names whom it is about: answered as asked
             if outcome is not None:
                 return self._finish(turn, outcome)
         return self._finish(turn, self.fallback.try_answer(turn))

@@ -282,6 +282,14 @@ class StatedValues:
                 stated.setdefault(name, int(value[0]))  # "21학번", "3학년": one value, not a range
         return stated
 
+    def named(self, message: str) -> dict[str, list]:
+        """The values `message` names, whoever they are said of: the audiences the annotator reads
+        in a passage, read in the question (attribute -> options, or [low, high])."""
+        context = ChunkContext(chunk_id="query", text=_without_procedures(message), doc_url="", doc_title="",
+                               kind="page", collection="static")
+        applies_to = self.reader.annotate_one(context).applies_to
+        return {name: list(value) for name, value in applies_to.items() if value is not None}
+
     def without(self, message: str, stated: Mapping[str, Any]) -> str:
         """The message without the words that state `stated` ("컴퓨터학과 21학번인데요, 전공 몇 학점?" ->
         "요, 전공 몇 학점?"): who asks goes to the profile, and searched as words it would pull in

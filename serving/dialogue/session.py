@@ -46,6 +46,10 @@ class Pending:
     # the template the router leaned to when it was not sure (serving/dialogue/engine.py): the tiers
     # answer such a message only on strong evidence (the FAQ's threshold, the question's own words)
     leaning: str | None = None
+    # the values the question itself names, as its topic or as the asker's ("서울캠 라운지 예약",
+    # "AI학과 졸업 프로젝트"): attribute -> the options, or [low, high]. What it is about: never asked,
+    # and one option named scopes this question's search (`scoped`) without entering the profile
+    named: dict = field(default_factory=dict)
 
     @property
     def query(self) -> str:
@@ -58,6 +62,13 @@ class Pending:
         calibration never saw (it reads either language as it is)."""
         return self.trace.get("as_asked")
 
+    def scoped(self, known: Mapping[str, Any]) -> dict[str, Any]:
+        """`known` (the student's profile) with the one option the question names of an attribute
+        it does not settle: whom this question is about, for its search alone."""
+        named = {name: values[0] for name, values in self.named.items()
+                 if len(values) == 1 and isinstance(values[0], str)}
+        return {**named, **known}
+
     @property
     def faq_query(self) -> str:
         return self.faq_text or self.query
@@ -67,7 +78,7 @@ class Pending:
                 "questions_so_far": self.questions_so_far, "relevant": sorted(self.relevant),
                 "trace": {name: self.trace[name] for name in TRACE_STATE if name in self.trace},
                 "search_text": self.search_text, "faq_text": self.faq_text, "differing": sorted(self.differing),
-                "pages_differing": sorted(self.pages_differing)}
+                "pages_differing": sorted(self.pages_differing), "named": dict(self.named)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Pending:
@@ -75,7 +86,8 @@ class Pending:
                    questions_so_far=int(data["questions_so_far"]), relevant=frozenset(data["relevant"]),
                    trace=dict(data["trace"]), search_text=data["search_text"], faq_text=data.get("faq_text", ""),
                    differing=frozenset(data["differing"]),
-                   pages_differing=frozenset(data.get("pages_differing", data["differing"])))
+                   pages_differing=frozenset(data.get("pages_differing", data["differing"])),
+                   named=dict(data.get("named", {})))
 
 
 @dataclass

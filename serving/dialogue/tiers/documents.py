@@ -71,7 +71,7 @@ class DocumentsTier:
             pending.trace["time_sensitive_llm"] = (classifier.classify([pending.message])[0]
                                                    if classifier is not None else None)
         time_sensitive = pending.trace["time_sensitive_llm"]  # None: the word rule decides
-        result = self.retrieve(pending.query, turn.session.known, soft=pending.relevant, hard=hard,
+        result = self.retrieve(pending.query, pending.scoped(turn.session.known), soft=pending.relevant, hard=hard,
                                time_sensitive=time_sensitive, today=turn.today)
         retrieved = {"profile": dict(result.profile), "chunk_ids": result.chunk_ids,
                      "doc_urls": [c.doc_url for c in result.chunks]}

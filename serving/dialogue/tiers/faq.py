@@ -83,13 +83,13 @@ class FAQTier:
         threshold = self.thresholds.get("faq_threshold")
         if self.store is None or threshold is None:
             return []
-        matches = self.search(pending.faq_query, session.known, hard=self.settings.hard_filter)
+        matches = self.search(pending.faq_query, pending.scoped(session.known), hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
         floor = self.thresholds.get("faq_floor")
         if (floor is not None and self.first_passage is not None and matches and not pending.leaning
                 and floor <= matches[0].score < threshold):
-            first = self.first_passage(pending.query, session.known)
+            first = self.first_passage(pending.query, pending.scoped(session.known))
             pending.trace["faq_first_passage"] = first
             matches = [m for m in matches if m.score >= threshold or m.entry.source_url == first]
             threshold = floor
