@@ -65,3 +65,15 @@ def test_an_entry_in_a_language_the_faq_barely_has_must_share_the_questions_word
     # a question it does answer still gets it
     reply = ask(business, english[0].question)
     assert reply.tier == "faq" and reply.citations[0].url == english[0].source_url
+
+
+def test_an_english_question_is_ranked_by_the_encoder_and_a_korean_one_by_both_signals(demo):
+    """BM25 reads only the words the documents are written in: a question searched in English words
+    (those the glossary has no Korean term for) is ranked by the encoder alone; one the glossary
+    renders in the institution's terms, like a Korean question, by both signals."""
+    english = ask(demo, "Where can I get some advice about my career plans?", PROFILE)
+    glossed = ask(demo, "How many credits do I need in total to graduate?", PROFILE)
+    korean = ask(demo, "졸업하려면 총 몇 학점 들어야 해요?", PROFILE)
+    assert english.trace["last_retrieval"].mode == "dense"
+    assert glossed.trace["search_text"].isascii() is False and glossed.trace["last_retrieval"].mode == "hybrid"
+    assert korean.trace["last_retrieval"].mode == "hybrid"
