@@ -87,7 +87,10 @@ class BackgroundBuild:
         if self._after is not None:
             self._after._thread.join()
         with self.log.open("wb") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=offline_env(),
+            # one encoder thread: the tests run on the other core meanwhile (two threads would only
+            # wait on each other and on the tests)
+            env = {**offline_env(), "OMP_NUM_THREADS": "1"}
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=env,
                                             cwd=Path(__file__).resolve().parents[1])
             self.process.wait()
 

@@ -912,13 +912,13 @@ def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_cop
 
 
 def test_materialize_runs_the_real_evaluation_and_ends_with_table1(demo_warehouse, warehouse_copy):
-    """`make demo`'s ending on a twentieth of the synthesized benchmark: the real systems through the
+    """`make demo`'s ending on a thirtieth of the synthesized benchmark: the real systems through the
     evaluation assets in an `advisor materialize` process, Table 1 printed last, the report on disk,
     and the profile-aware system ahead of the profile-blind ones on questions whose answer depends
     on who asks."""
     lines = (demo_warehouse.root / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     (warehouse_copy / "benchmarks").mkdir()
-    (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::20]) + "\n", encoding="utf-8")
+    (warehouse_copy / "benchmarks" / "qa.jsonl").write_text("\n".join(lines[::30]) + "\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "cli.main", "materialize", "--config", str(demo_warehouse.config_path),
                            "--warehouse", str(warehouse_copy), "--select", "evaluation+"],
                           capture_output=True, text=True, env=offline_env(), cwd=Path(__file__).resolve().parents[1])
