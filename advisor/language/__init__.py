@@ -14,6 +14,7 @@ contributes none.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from functools import cache
@@ -43,6 +44,15 @@ def languages_with(name: str) -> tuple[str, ...]:
     """The codes of the languages that have a file `name`, sorted."""
     root = resources.files(__name__)
     return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and (p / f"{name}.yaml").is_file()))
+
+
+def digest(name: str) -> str:
+    """A short hash of every language's file `name` (their bytes), for a version that must follow
+    an edited word list."""
+    hashed = hashlib.sha256()
+    for lang in languages_with(name):
+        hashed.update(lang.encode() + b"\0" + (resources.files(__name__) / lang / f"{name}.yaml").read_bytes())
+    return hashed.hexdigest()[:12]
 
 
 def words(name: str, key: str, langs: tuple[str, ...] = LANGUAGES) -> tuple[Any, ...]:
