@@ -25,6 +25,7 @@ from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
 from advisor.index import fields
+from serving.dialogue.caching import method_cache
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
 from advisor.retrieval.results import RetrievedChunk
@@ -264,18 +265,23 @@ class StatedValues:
                         escaped = re.escape(alias)
                         pattern = re.compile(rf"(?:{_SELF_BEFORE}{escaped}|{escaped}{_SELF_AFTER})", re.IGNORECASE)
                         self._categorical.append((name, canonical, pattern))
+        # what the annotator reads in a message: `read` and `named` both need it, for every question
+        self._audiences = method_cache(self._read_audiences, 1024)
+
+    def _read_audiences(self, message: str) -> Mapping[str, Any]:
+        """The annotator's record of `message` read as a passage. A procedure says whom a DOCUMENT
+        is for, never who the student is: "학위수여식 언제예요" asks about commencement, it does not
+        say "I am in my final year"; blanked, offsets kept."""
+        context = ChunkContext(chunk_id="query", text=_without_procedures(message), doc_url="", doc_title="",
+                               kind="page", collection="static")
+        return self.reader.annotate_one(context).applies_to
 
     def read(self, message: str) -> dict[str, Any]:
         stated: dict[str, Any] = {}
         for name, canonical, pattern in self._categorical:
             if name not in stated and pattern.search(message):
                 stated[name] = canonical
-        # a procedure says whom a DOCUMENT is for, never who the student is: "학위수여식 언제예요" asks
-        # about commencement, it does not say "I am in my final year"; blanked, offsets kept
-        own_words = _without_procedures(message)
-        context = ChunkContext(chunk_id="query", text=own_words, doc_url="", doc_title="", kind="page",
-                               collection="static")
-        applies_to = self.reader.annotate_one(context).applies_to
+        applies_to = self._audiences(message)
         for name, attribute in self.config.profile.items():
             value = applies_to.get(name)
             if not fields.is_categorical(attribute) and value and value[0] == value[-1]:
@@ -285,10 +291,7 @@ class StatedValues:
     def named(self, message: str) -> dict[str, list]:
         """The values `message` names, whoever they are said of: the audiences the annotator reads
         in a passage, read in the question (attribute -> options, or [low, high])."""
-        context = ChunkContext(chunk_id="query", text=_without_procedures(message), doc_url="", doc_title="",
-                               kind="page", collection="static")
-        applies_to = self.reader.annotate_one(context).applies_to
-        return {name: list(value) for name, value in applies_to.items() if value is not None}
+        return {name: list(value) for name, value in self._audiences(message).items() if value is not None}
 
     def without(self, message: str, stated: Mapping[str, Any]) -> str:
         """The message without the words that state `stated` ("컴퓨터학과 21학번인데요, 전공 몇 학점?" ->
