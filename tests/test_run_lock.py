@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -105,13 +107,17 @@ def test_a_materialize_killed_mid_run_does_not_block_the_next(tmp_path, monkeypa
     command = [sys.executable, "-m", "cli", "materialize", "--config", str(config), "--warehouse", str(warehouse),
                "--select", "raw_documents"]
     environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    first = subprocess.Popen(command, cwd=Path(__file__).parents[1], env=environment,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first_log = tmp_path / "first.log"
+    with first_log.open("wb") as log:
+        first = subprocess.Popen(command, cwd=Path(__file__).parents[1], env=environment,
+                                 stdout=subprocess.DEVNULL, stderr=log)
     try:
-        assert _wait_for_a_claimed_slot(warehouse, first), "the first run never claimed its pool slot"
+        claimed = _wait_for_a_claimed_slot(warehouse, first)
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
+    assert claimed, f"the first run never claimed its pool slot (exit {first.returncode}):\n" + \
+        first_log.read_text(encoding="utf-8", errors="replace")[-2000:]
 
     # a concurrent start is refused at once while a holder lives; here the holder is dead
     second = subprocess.run(command, cwd=Path(__file__).parents[1], env=environment, capture_output=True,
@@ -121,15 +127,20 @@ def test_a_materialize_killed_mid_run_does_not_block_the_next(tmp_path, monkeypa
 
 
 def _wait_for_a_claimed_slot(warehouse: Path, process: subprocess.Popen, timeout: float = 120.0) -> bool:
-    from dagster import DagsterInstance
-
+    """Polls the run's event-log index read-only. Opening a DagsterInstance here would initialise
+    its storage, a write racing the run's own (the run then failed on a locked database)."""
+    index = warehouse / "dagster" / "storage" / "history" / "runs" / "index.db"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
-        if (warehouse / "dagster" / "dagster.yaml").exists():
-            with DagsterInstance.from_config(str(warehouse / "dagster")) as instance:
-                if instance.event_log_storage.get_concurrency_run_ids():
-                    return True
-        time.sleep(0.2)
+        try:
+            with closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=1)) as index_db:
+                held = index_db.execute("select count(*) from concurrency_slots "
+                                        "where run_id is not null and not deleted").fetchone()[0]
+            if held:
+                return True
+        except sqlite3.OperationalError:  # not created yet, or being written
+            pass
+        time.sleep(0.05)
     return False
 
 
