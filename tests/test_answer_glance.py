@@ -45,7 +45,7 @@ from advisor.config import load_config  # noqa: E402
 from advisor.llm.client import LLMClient  # noqa: E402
 from advisor.retrieval import RetrievedChunk  # noqa: E402
 from serving.answer import (ComposedAnswer, LLMAnswerer, LLMTranslator, extractive_answer, language_of,  # noqa: E402
-                            material_note, own_language_first)
+                            material_note)
 from serving.answer.rows import has_final_consonant, row_sentence  # noqa: E402
 from serving.answer.units import header_cells, readable  # noqa: E402
 from tests.openai_server import error, reply, settings_for  # noqa: E402
@@ -209,12 +209,6 @@ def test_notes_name_the_material_in_the_students_language():
     assert "韓国語" in material_note("ja", "ko")
     assert material_note("fr", "ko") == material_note("en", "ko")  # an unknown language gets the English note
     assert material_note("ko", "ko") is None
-
-
-def test_own_language_first_moves_the_questions_language_up_only_for_a_foreign_question():
-    chunks = [KOREAN_LEAVE, ENGLISH_LEAVE]
-    assert own_language_first(chunks, "How long can I take a leave?", "ko") == [ENGLISH_LEAVE, KOREAN_LEAVE]
-    assert own_language_first(chunks, "휴학 기간은?", "ko") == chunks
 
 
 # ----------------------------------------------------------------------------- with an LLM

@@ -77,3 +77,18 @@ def test_an_english_question_is_ranked_by_the_encoder_and_a_korean_one_by_both_s
     assert english.trace["last_retrieval"].mode == "dense"
     assert glossed.trace["search_text"].isascii() is False and glossed.trace["last_retrieval"].mode == "hybrid"
     assert korean.trace["last_retrieval"].mode == "hybrid"
+
+
+def test_an_english_question_finds_the_korean_page_that_answers_it_not_the_english_summary(demo):
+    """The encoder scores the few English summary pages higher for any English question; with each
+    language's level taken out (signals.language_balanced), the Korean page that lists the labs
+    ranks above the department's English summary, and a Korean question keeps the plain cosines."""
+    retriever = demo.retriever
+    english = [c.doc_url for c in retriever.search(
+        "Who supervises the natural language processing lab in the AI department?", {}, mode="dense").chunks]
+    labs = next(i for i, url in enumerate(english) if url.endswith("/departments/ai/labs.html"))
+    assert labs <= 1 and all(not url.endswith("/en.html") for url in english[:labs + 1])
+    korean = "인공지능학과 자연어처리 연구실 지도교수가 누구예요?"
+    assert not retriever._prepare([korean], [None], "dense", True)[0].foreign
+    scores = [c.score for c in retriever.search(korean, {}, mode="dense").chunks]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0.5  # cosines, not heights above a level

@@ -453,3 +453,31 @@ def test_augmented_collections_are_written_beside_the_plain_ones_and_searchable(
     assert plain.search("장학금", mode="bm25", today=TODAY).chunks == []  # only the summaries say it
     found = augmented.search("장학금", mode="bm25", today=TODAY).chunks
     assert len(found) == 6 and found[0].text == records[int(found[0].chunk_id[1:])]["text"]  # the chunk's own text
+
+
+def test_language_balanced_ranks_by_height_above_each_languages_level():
+    from advisor.retrieval.signals import language_balanced
+
+    languages = np.array(["ko", "ko", "ko", "ko", "en", "en", "ja"])
+    # the English passages score higher than every Korean one (the encoder's same-language pull);
+    # Korean row 0 stands out among the Korean ones, English row 4 barely among the English ones
+    ranking = [(4, 0.90), (5, 0.89), (0, 0.86), (6, 0.85), (1, 0.80), (2, 0.79), (3, 0.78)]
+    balanced = language_balanced(ranking, languages)
+    assert balanced[0][0] == 0
+    order = [row for row, _ in balanced]
+    assert order.index(1) < order.index(2) < order.index(3) and order.index(4) < order.index(5)  # each language's order kept
+    assert dict(balanced)[6] == 0.0  # a language with one passage here: its own level
+    assert language_balanced([], languages) == []
+    # one language only: the same order as the cosines, each shifted by their mean
+    single = language_balanced([(1, 0.8), (2, 0.7), (3, 0.6)], languages)
+    assert [r for r, _ in single] == [1, 2, 3] and [s for _, s in single] == pytest.approx([0.1, 0.0, -0.1])
+
+
+def test_only_a_question_in_another_language_than_the_materials_is_balanced(tmp_path):
+    records = [record(f"c{i}", WORDS[i:i + 4]) for i in range(8)]
+    records.append({**record("english", ["leave", "of", "absence", "rules"]),
+                    "text": "Leave of absence rules for students"})
+    retriever = make_retriever(tmp_path, records)
+    assert retriever.language == "ko"
+    korean, english = retriever._prepare(["휴학 신청 기간", "how long is a leave of absence?"], [None, None], "dense", True)
+    assert not korean.foreign and english.foreign

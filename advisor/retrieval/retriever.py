@@ -4,6 +4,7 @@ collection, recency weighting of dynamic chunks and the time-aware 7 + 3 aggrega
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from collections.abc import Set
@@ -15,6 +16,7 @@ import numpy as np
 
 from advisor.config import hnsw_above
 from advisor.index.store import Collection, IndexBuild
+from advisor.language.script import language_of
 from advisor.retrieval import fusion, profile as prof, signals
 from advisor.retrieval.params import RetrievalParams
 from advisor.retrieval.results import Hit, RetrievalResult, RetrievedChunk
@@ -26,6 +28,7 @@ MODES = ("bm25", "dense", "hybrid")
 # students, not the student's own). On, it also adds the specificity ranking (RetrievalParams).
 Soft = Union[bool, Set[str]]
 BATCH_BLOCK = 256  # queries per tokenizer / embedder call
+LANGUAGE_SAMPLE = 400  # the characters of a passage its language is read from (its opening says it)
 
 Tokenize = Callable[[list[str]], list[list[str]]]
 
@@ -40,6 +43,7 @@ class _Query:
     known: prof.Known
     soft: bool = True  # soft augmentation on: the prefix and the specificity ranking
     written: prof.Known | None = None  # the known values the prefix writes: what specificity ranks by
+    foreign: bool = False  # written in another language than most of the material (signals.language_balanced)
 
 
 class BatchSearcher:
@@ -73,6 +77,11 @@ class Retriever(BatchSearcher):
         self._limited = {n: {name: np.array([a.get(name) is not None for a in c.applies_to], dtype=bool)
                              for name in self.schema} for n, c in self.collections.items()}
         self._weights_on: tuple[date, np.ndarray] | None = None  # the dynamic rows' recency weights, for one day
+        # each passage's language, and the one most of the material is written in
+        self._languages = {n: np.array([language_of(text[:LANGUAGE_SAMPLE]) for text in c.chunks["text"].to_list()])
+                           for n, c in self.collections.items()}
+        counts = Counter(code for codes in self._languages.values() for code in codes.tolist())
+        self.language = counts.most_common(1)[0][0] if counts else None
 
     # ------------------------------------------------------------------ public API
     def search_batch(self, queries: Sequence[str], profiles: Sequence[Mapping | None] | None = None,
@@ -127,7 +136,7 @@ class Retriever(BatchSearcher):
         vectors = (self.build.embedder.embed_queries(texts, found[:len(texts)]) if embedded and texts
                    else [None] * len(texts))
         on = soft is True or isinstance(soft, Set)  # an empty set writes nothing but stays on
-        return [_Query(q, t, p, list(tk), v, kn, on, w)
+        return [_Query(q, t, p, list(tk), v, kn, on, w, language_of(q, self.language or "") != self.language)
                 for q, t, p, tk, v, kn, w in zip(queries, texts, prefixes, tokens, vectors, known, written)]
 
     def _dense_scores(self, q: _Query, mode: str) -> dict[str, np.ndarray]:
@@ -149,7 +158,7 @@ class Retriever(BatchSearcher):
         known = q.known if hard else {}
         signal_limit = max(limit, self.params.candidates) if mode == "hybrid" else limit
         lexical = self._bm25(collection, q.tokens, known, signal_limit) if mode != "dense" else []
-        semantic = self._dense(name, q.vector, known, signal_limit, scores) if mode != "bm25" else []
+        semantic = self._dense(name, q.vector, known, signal_limit, scores, q.foreign) if mode != "bm25" else []
         if mode == "bm25":
             return _hits((row, score, rank, None, 1.0) for rank, (row, score) in enumerate(lexical, 1))
         if mode == "dense":
@@ -186,7 +195,16 @@ class Retriever(BatchSearcher):
         query_filter = prof.tantivy_filter(known, self.schema, collection.tantivy_schema)
         return signals.bm25(collection, tokens, limit, query_filter)
 
-    def _dense(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None):
+    def _dense(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None,
+               balanced: bool = False):
+        """The dense ranking of the eligible rows; `balanced`: of the candidate pool, by standing
+        within each passage's language (signals.language_balanced), cut to `limit`."""
+        if not balanced:
+            return self._dense_ranking(name, vector, known, limit, scores)
+        pool = self._dense_ranking(name, vector, known, max(limit, self.params.candidates), scores)
+        return signals.language_balanced(pool, self._languages[name])[:limit]
+
+    def _dense_ranking(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None):
         collection, mask = self.collections[name], self._eligibility[name].mask(known)
         if not self._exact(name):
             found = signals.dense_ann(collection, vector, limit, mask, self.params.ann_overfetch)

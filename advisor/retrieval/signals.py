@@ -75,3 +75,26 @@ def dense_ann(collection: Collection, query_vector: np.ndarray, limit: int, mask
     hits = [(int(key), 1.0 - float(distance)) for key, distance in zip(matches.keys, matches.distances)
             if mask is None or mask[int(key)]]
     return sorted(hits, key=lambda h: (-h[1], h[0]))[:limit]
+
+
+def language_balanced(ranking: Ranking, languages: np.ndarray) -> Ranking:
+    """A dense ranking with each language's offset removed: a passage's cosine minus the mean cosine
+    of the ranking's passages in its language. For a question in another language than most of the
+    material: a multilingual encoder scores passages in the question's language higher whatever
+    they say (development sets: an English question's few English summary pages outranked the
+    Korean page that answers it), so passages are compared by how far each stands above its own
+    language's level. Standardizing by each language's spread as well ranked better on one
+    college and put a Korean home page's English link list above the English page that answers
+    "do international students need health insurance?" (a small group's best stands out less
+    than a large group's). Ties by row, as every ranking."""
+    if not ranking:
+        return ranking
+    rows = np.fromiter((row for row, _ in ranking), dtype=np.int64, count=len(ranking))
+    scores = np.fromiter((score for _, score in ranking), dtype=np.float64, count=len(ranking))
+    written_in = languages[rows]
+    above = np.empty_like(scores)
+    for language in np.unique(written_in):
+        group = written_in == language
+        above[group] = scores[group] - scores[group].mean()
+    order = np.lexsort((rows, -above))
+    return list(zip(rows[order].tolist(), above[order].tolist()))

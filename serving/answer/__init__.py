@@ -10,10 +10,10 @@ Markers "[k]" in an answer's text refer to `cited[k-1]` (see ComposedAnswer).
 
 from serving.answer.extractive import extractive_answer, is_yes_no
 from serving.answer.fallback import fallback_answer
-from serving.answer.language import language_of, material_note, own_language_first
+from serving.answer.language import language_of, material_note
 from serving.answer.llm_answer import LLMAnswerer
 from serving.answer.translate import LLMTranslator
 from serving.answer.units import ComposedAnswer, Unit, readable, split_units
 
 __all__ = ["ComposedAnswer", "LLMAnswerer", "LLMTranslator", "Unit", "extractive_answer", "fallback_answer",
-           "is_yes_no", "language_of", "material_note", "own_language_first", "readable", "split_units"]
+           "is_yes_no", "language_of", "material_note", "readable", "split_units"]

@@ -1,50 +1,17 @@
-"""Which language a question or a piece of material is written in, and what to tell a student
-whose answer comes from material in another language.
-
-Read from the script alone (no model, nothing to download), so it works for any institution:
-Hangul is Korean; kana Japanese; Han without kana Chinese; Latin with Vietnamese letters
-Vietnamese; other Latin English (the language international students most often write in when it
-is not their own). A Korean text with English terms stays Korean: one Hangul syllable is a word's
-worth of letters, so a third of the letters being Hangul is enough (the rule the crawler's
-`detect_lang` uses for documents).
-"""
+"""What to tell a student whose answer comes from material in another language, and in which
+language the fixed replies go. Which language a text is written in is read from its script
+(`advisor.language.script.language_of`, re-exported here for the dialogue)."""
 
 from __future__ import annotations
 
-import re
-
 from advisor import language as language_data
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_VIETNAMESE = re.compile(r"[ăâđêôơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.IGNORECASE)
-_LATIN = re.compile(r"[A-Za-z]")
+from advisor.language.script import language_of  # noqa: F401  (re-exported: the dialogue's callers)
 
 # The notes, the "according to the sources" and the languages' names, in the student's language:
 # advisor/language/<code>/templates.yaml
 _NOTE_LANGUAGES = language_data.languages_with("templates")
 # Language names a prompt can use ("Answer in English")
 ENGLISH_NAMES = language_data.load("en", "templates")["language_names"]
-
-
-def language_of(text: str, default: str = "ko") -> str:
-    """"ko" | "ja" | "zh" | "vi" | "en" by script; `default` when the text has no letters."""
-    letters = [ch for ch in text if ch.isalpha()]
-    if not letters:
-        return default
-    hangul = sum(1 for ch in letters if _HANGUL.match(ch))
-    if hangul >= 0.3 * len(letters):
-        return "ko"
-    if _KANA.search(text):
-        return "ja"
-    if sum(1 for ch in letters if _HAN.match(ch)) >= 0.3 * len(letters):
-        return "zh"
-    if _VIETNAMESE.search(text):
-        return "vi"
-    if any(_LATIN.match(ch) for ch in letters):
-        return "en"
-    return default
 
 
 def reply_language(message: str, institution: str) -> str:
@@ -73,14 +40,3 @@ def sources_say(language: str) -> str:
 
 def english_name(language: str) -> str:
     return ENGLISH_NAMES.get(language, language)
-
-
-def own_language_first(chunks: list, query: str, institution: str) -> list:
-    """Retrieved chunks with those in the question's language first (stable), when the question
-    is not in the institution's language: a page written for international students answers an
-    English question better than a Korean page ranked just above it. Otherwise unchanged."""
-    student = language_of(query, institution)
-    if student == institution:
-        return list(chunks)
-    own = [c for c in chunks if language_of(c.text, default="") == student]
-    return own + [c for c in chunks if language_of(c.text, default="") != student]

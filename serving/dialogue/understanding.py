@@ -186,9 +186,9 @@ class MessageReader:
         that writes in Korean, with the phrases the glossary knows in the institution's terms
         (advisor/retrieval/glossary.py). None when the institution's language is not Korean, the
         glossary knows none of its words, or, for an English question, the build answers it as
-        written: an English FAQ entry (`answered_as_written`) or English pages come first for an
-        English question (own_language_first), the Korean terms only when they cover it better
-        (`coverage_of` a query: how well what it retrieves for anyone covers it)."""
+        written: an English FAQ entry (`answered_as_written`), or what the English question
+        retrieves covers it at least as well as what its Korean terms retrieve (`coverage_of` a
+        query: how well what it retrieves for anyone covers it)."""
         student = language_of(pending.message, self.language)
         if self.language != "ko" or student not in ("ko", "en"):
             return None

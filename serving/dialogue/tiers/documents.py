@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any, Mapping
 
 from advisor.retrieval.results import RetrievalResult
-from serving.answer.language import language_of, own_language_first, reply_language
+from serving.answer.language import language_of, reply_language
 from serving.dialogue import assembly, templates, variants
 from serving.dialogue.answerability import MIN_COVERAGE
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
@@ -129,16 +129,8 @@ class DocumentsTier:
         return result, evidence
 
     def _evidence(self, pending: Pending, chunks) -> list:
-        """The selected evidence, passages in the question's language first when it is not the
-        institution's (an English page for an English question), unless those do not address it."""
-        if pending.trace.get("glossary"):
-            # searched in the institution's terms because the English pages do not answer it
-            return select_evidence(chunks)
-        preferred = own_language_first(chunks, pending.message, self.language)
-        evidence = select_evidence(preferred)
-        if preferred != list(chunks) and not self._qualifies(pending, evidence):
-            evidence = select_evidence(chunks)
-        return evidence
+        """The selected evidence, in retrieval's order whatever language the question is in."""
+        return select_evidence(chunks)
 
     def _reselected(self, pending: Pending, result: RetrievalResult, evidence: list) -> list:
         """When the best sections do not cover the question, the passages that do: a lower-ranked
