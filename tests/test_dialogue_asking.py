@@ -174,6 +174,17 @@ def test_coverage_weighs_words_the_corpus_never_uses_most():
     assert coverage([], ["anything"], weights) == 1.0
 
 
+def test_a_word_of_the_corpus_language_it_never_uses_outweighs_what_surrounds_it():
+    """"주차 등록" against a page on registering at the campus: the corpus, written in Korean, would
+    call parking 주차; never using it, it is not about it. An English word a Korean corpus never
+    uses says only that the pages write it in Korean, and weighs as before."""
+    corpus = [["캠퍼스", "등록"], ["캠퍼스", "학점"], ["등록", "학점"], ["도서관"]]
+    page = ["캠퍼스 등록 안내"]
+    korean, unknown = TermWeights(corpus, "ko"), TermWeights(corpus)
+    assert coverage(["캠퍼스", "등록", "주차"], page, korean) < 0.5 <= coverage(["캠퍼스", "등록", "주차"], page, unknown)
+    assert coverage(["캠퍼스", "등록", "parking"], page, korean) >= 0.5
+
+
 def test_one_character_words_match_as_the_compound_the_message_wrote():
     assert not contains("학과 사무실 위치", "실", "보건실 위치 알려주세요")
     assert contains("정보관 1층", "관", "정보관 몇 시까지 열어요?")

@@ -59,8 +59,8 @@ class MessageReader:
                                      for value, aliases in attribute.values.items()
                                      for word in (value, *aliases, attribute.label(value)) if len(word) >= 2})
         # IDF of the build's own morphemes: what the answerability check weighs a question's words by
-        self.term_weights = TermWeights(tokens for c in build.collections.values() if "tokens" in c.chunks.columns
-                                        for tokens in c.chunks["tokens"].to_list())
+        self.term_weights = TermWeights((tokens for c in build.collections.values() if "tokens" in c.chunks.columns
+                                         for tokens in c.chunks["tokens"].to_list()), self.language)
         # English administration words in Korean terms, for English questions asked offline
         self.glossary = shipped_glossary()
         # the build's own words for a student's abbreviations and synonyms (read on first use)
