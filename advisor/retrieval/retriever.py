@@ -197,8 +197,8 @@ class Retriever(BatchSearcher):
 
     def _dense(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None,
                balanced: bool = False):
-        """The dense ranking of the eligible rows; `balanced`: of the candidate pool, by standing
-        within each passage's language (signals.language_balanced), cut to `limit`."""
+        """The dense ranking of the eligible rows; `balanced`: of the candidate pool, by each
+        passage's height above its language's level (signals.language_balanced), cut to `limit`."""
         if not balanced:
             return self._dense_ranking(name, vector, known, limit, scores)
         pool = self._dense_ranking(name, vector, known, max(limit, self.params.candidates), scores)
