@@ -356,7 +356,7 @@ class Advisor:
             pending.relevant |= set(initialized[0])
         elif (reply := self._profile_from_candidates(turn, qualifying, faq_first)) is not None:
             return reply
-        needed = [name for name in profiling.unsettled(pending.relevant, self.schema, session) if name not in pending.named]
+        needed = pending.unnamed(profiling.unsettled(pending.relevant, self.schema, session))
         if needed:
             return self._ask(turn, needed)
         return self._answer(turn)
@@ -475,10 +475,7 @@ class Advisor:
             outcome = tier.try_answer(turn)
             if isinstance(outcome, Ask):
                 turn.pending.stage = "evidence"  # re-retrieval happens when the answers come back
-                wanted = [name for name in outcome.attributes if name not in turn.pending.named]
-                if wanted:
-                    return self._ask(turn, wanted, reason="evidence")
-                outcome = tier.try_answer(turn)  # the question names whom it is about: answered as asked
+                return self._ask(turn, outcome.attributes, reason="evidence")
             if outcome is not None:
                 return self._finish(turn, outcome)
         return self._finish(turn, self.fallback.try_answer(turn))

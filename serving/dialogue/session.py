@@ -62,6 +62,11 @@ class Pending:
         calibration never saw (it reads either language as it is)."""
         return self.trace.get("as_asked")
 
+    def unnamed(self, attributes) -> list[str]:
+        """Of `attributes` (what a question depends on), those the question does not name itself:
+        the ones worth asking the student."""
+        return [name for name in attributes if name not in self.named]
+
     def scoped(self, known: Mapping[str, Any]) -> dict[str, Any]:
         """`known` (the student's profile) with the one option the question names of an attribute
         it does not settle: whom this question is about, for its search alone."""

@@ -40,7 +40,7 @@ class DocumentsTier:
             return None
         if pending.leaning and answerability < MIN_COVERAGE:
             return None  # a message the router took for chat is answered only in its own words
-        follow_up = self._evidence_question(pending, session, result, evidence)
+        follow_up = pending.unnamed(self._evidence_question(pending, session, result, evidence))
         if follow_up and turn.may_follow_up and self.settings.evidence_follow_up:
             return Ask(follow_up)
         return self.reply(evidence, session, pending)

@@ -54,7 +54,8 @@ class FAQTier:
         qualifying = self.matches(turn.pending, turn.session)
         if not qualifying:
             return None
-        unsettled = self.open_attributes(qualifying[0].entry, turn.session, turn.pending, qualifying)
+        # what the question names itself is what it is about, not asked (Pending.named)
+        unsettled = turn.pending.unnamed(self.open_attributes(qualifying[0].entry, turn.session, turn.pending, qualifying))
         if unsettled and turn.may_follow_up and self.settings.evidence_follow_up:
             return Ask(unsettled)
         return self.reply(qualifying, turn.session, turn.pending)
