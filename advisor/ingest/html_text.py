@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 from advisor.config import Selectors
 from advisor.ingest.dates import find_date, parse_date
 from advisor.ingest.errors import DocumentError
+from advisor.language.script import language_of
 
 DEFAULT_CONTENT = ("main", "article", "[role=main]", "#content", ".content")
 DEFAULT_BREADCRUMB = "nav.breadcrumb, .breadcrumb, [aria-label=breadcrumb], .location"
@@ -112,11 +113,9 @@ def flatten_deep(root: LexborNode, max_depth: int = MAX_DEPTH) -> None:
 
 
 def detect_lang(text: str) -> str:
-    """"ko" when Hangul is a large share of the letters. A Hangul syllable is one letter where an
-    English word is several, so a third already means a Korean page with English terms in it."""
-    letters = [ch for ch in text if ch.isalpha()]
-    hangul = sum(1 for ch in letters if "\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" or "\u3130" <= ch <= "\u318f")
-    return "ko" if letters and hangul >= 0.3 * len(letters) else "en"
+    """"ko" when Hangul is a large share of the letters (advisor.language.script's rule: a third,
+    a Hangul syllable being one letter where an English word is several), else "en"."""
+    return "ko" if language_of(text, "en") == "ko" else "en"
 
 
 # --------------------------------------------------------------------------- the renderer
