@@ -8,7 +8,9 @@ import pytest
 
 from advisor.config import Selectors
 from advisor.ingest.errors import DocumentError
+from advisor.annotation.structure import table_labels
 from advisor.ingest.html_text import extract_links, extract_page
+from advisor.ingest.rows import is_group_row, is_table_row
 
 URL = "https://www.hanbit.ac.kr/cs/graduation.do"
 
@@ -243,3 +245,21 @@ def test_links_respect_base_href():
         "https://www.hanbit.ac.kr/board/view.do?no=7",
         "https://www.hanbit.ac.kr/main",
     ]
+
+
+def test_the_chunker_and_the_annotator_read_the_rows_the_cleaner_writes():
+    """One owner of the row format (advisor/ingest/rows.py): a headed row is a table row, a row
+    across the table is a group row that heads the rows below (a list item looks like one: the
+    readers look for group rows only among a table's rows), and a group row is one line."""
+    text = _text(
+        "<table><caption>2024학년도 입학생 전공 이수 학점</caption><tr><th>구분</th><th>학점</th></tr>"
+        "<tr><td colspan=2>단일전공</td></tr>"
+        "<tr><td>전공필수</td><td>24</td></tr></table>"
+        "<ul><li>졸업논문은 4학년 2학기에 제출합니다.</li></ul>"
+    )
+    lines = text.split("\n")
+    rows = [line for line in lines if is_table_row(line)]
+    assert rows == ["- 구분: 전공필수 | 학점: 24"]
+    assert [line for line in lines[:3] if is_group_row(line)] == ["- 단일전공"]
+    assert not is_group_row("- 졸업논문은 4학년 2학기에 제출합니다.\n  이어지는 설명")  # one line, or not a row
+    assert table_labels(text) == ["2024학년도 입학생 전공 이수 학점", "단일전공"]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from advisor.ingest.rows import is_group_row, is_table_row
+
 _HEADING_LINE = re.compile(
     r"^(?:#{1,6}\s|제\s*\d+\s*(?:편|장|절|관|조(?:의\s*\d+)?)(?:\s|\(|$)|부\s*칙$|\[별표\s*\d+\]|\d+(?:-\d+)*\.\s+\S.{0,40}$)"
 )
@@ -91,18 +93,6 @@ def _first_sentence(paragraph: str) -> str:
 
 
 _TABLE_CAPTION = 80  # a caption line above a table's rows, no blank line between (html_text.py)
-
-
-def is_table_row(line: str) -> bool:
-    """A table row as the cleaner writes it: "- header: value | header: value"."""
-    line = line.strip()
-    return line.startswith("- ") and " | " in line and ":" in line
-
-
-def is_group_row(line: str) -> bool:
-    """A row that is one cell across its table ("- 2025학년도 이후 입학생"): it heads the rows below."""
-    line = line.strip()
-    return line.startswith("- ") and " | " not in line and ": " not in line and len(line) <= _TABLE_CAPTION
 
 
 def table_labels(text: str, skip: Iterable[str] = ()) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from advisor.chunking.model import MAX_CHUNK_CHARS, Chunk
+from advisor.ingest.rows import is_group_row, is_table_row
 
 SplitSentences = Callable[[str], list[str]]
 _Heading = tuple[int, str, bool]  # (level, text for the heading path, the line is also content)
@@ -393,10 +394,6 @@ def _emit(pieces: list[_Piece], text: str, max_chars: int) -> tuple[int, str]:
 # --------------------------------------------------------------------------- block pieces
 
 _ITEM = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s")
-# A table row as the cleaner writes it ("- 구분: 전공 | 학점: 60"), and a row that is one cell across
-# its table ("- 1학년"): no header, no second cell (advisor/ingest/html_text.py).
-_TABLE_ROW = re.compile(r"^- [^\n]*: [^\n]* \| ")
-_GROUP_ROW = re.compile(r"^- (?![^\n]*(?: \| |: ))[^\n]{1,80}$")
 
 
 def _block_pieces(
@@ -432,10 +429,10 @@ def _raw_pieces(text: str, start: int, end: int, split_sentences: SplitSentences
     else:
         caption = ""
         pieces.extend((p, False) for s, e, _ in lead for p in _sentences(text, s, e, split_sentences))
-    table = any(is_item and _TABLE_ROW.match(text[s:e]) for s, e, is_item in groups)
+    table = any(is_item and is_table_row(text[s:e].split("\n", 1)[0]) for s, e, is_item in groups)
     carry = caption
     for s, e, is_item in groups[first_item:]:
-        if is_item and table and _GROUP_ROW.match(text[s:e]):
+        if is_item and table and is_group_row(text[s:e]):
             # A row across the table ("- 2025학년도 이후 입학생") heads the rows below it: it leads
             # them like the caption, and is repeated with it above a chunk that starts among them.
             pieces.append((_Piece(s, e, carry=caption, glue=True), False))

@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 from advisor.config import Selectors
 from advisor.ingest.dates import find_date, parse_date
 from advisor.ingest.errors import DocumentError
+from advisor.ingest.rows import CELLS, labelled, row_line
 from advisor.language.script import language_of
 
 DEFAULT_CONTENT = ("main", "article", "[role=main]", "#content", ".content")
@@ -411,14 +412,14 @@ def _row_line(row: list[_Cell | None], stacks: list[list[str]] | None) -> str:
     if not cells:
         return ""
     if _spans_row(row):
-        return "- " + cells[0][1].text
+        return row_line([cells[0][1].text])
     if stacks is None:
         # No header row: leading th cells label the rest of the row ("학과: 컴퓨터학과").
         labels = [cell.text for _, cell in cells if cell.is_th]
         values = [cell.text for _, cell in cells if not cell.is_th]
         if labels and values and all(cell.is_th for _, cell in cells[: len(labels)]):
-            return f"- {' '.join(labels)}: {' | '.join(values)}"
-        return "- " + " | ".join(cell.text for _, cell in cells)
+            return row_line([labelled(" ".join(labels), CELLS.join(values))])
+        return row_line([cell.text for _, cell in cells])
     parts = []
     for c, cell in cells:
         last = c
@@ -428,8 +429,8 @@ def _row_line(row: list[_Cell | None], stacks: list[list[str]] | None) -> str:
         if not label and cell.is_th and c == cells[0][0]:
             # a row header across the row-header columns ("구분" over "세부"): the outer one's label
             label = _label(stacks, c, c)
-        parts.append(f"{label}: {cell.text}" if label and label != cell.text else cell.text)
-    return "- " + " | ".join(parts)
+        parts.append(labelled(label, cell.text) if label and label != cell.text else cell.text)
+    return row_line(parts)
 
 
 def _render_table(table: LexborNode) -> str:

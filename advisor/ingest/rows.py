@@ -1,0 +1,36 @@
+"""How the cleaned text writes a table, one line per row (written by `advisor/ingest/html_text.py`,
+read by the chunker and the annotator): "- header: value | header: value", and a row that is one
+cell across its table ("- 2025학년도 이후 입학생"), which heads the rows below it. One owner, so the
+writer and its readers cannot drift apart."""
+
+from __future__ import annotations
+
+ROW = "- "  # a row's (and a list item's) mark
+CELLS = " | "  # between a row's cells
+LABEL = ": "  # between a cell's column header and its value
+MAX_GROUP_ROW = 80  # a row across the table is a short label, not a paragraph
+
+
+def row_line(cells: list[str]) -> str:
+    """A row of cells as the cleaned text writes it."""
+    return ROW + CELLS.join(cells)
+
+
+def labelled(label: str, value: str) -> str:
+    """A cell with its column header."""
+    return f"{label}{LABEL}{value}"
+
+
+def is_table_row(line: str) -> bool:
+    """A row of several cells with their headers: "- 구분: 전공 | 학점: 60"."""
+    line = line.strip()
+    return line.startswith(ROW) and CELLS in line and LABEL in line
+
+
+def is_group_row(line: str) -> bool:
+    """A row that is one cell across its table ("- 2025학년도 이후 입학생"): one line, no second
+    cell, no header."""
+    line = line.strip()
+    body = line[len(ROW):]
+    return (line.startswith(ROW) and 0 < len(body) <= MAX_GROUP_ROW and "\n" not in body
+            and CELLS not in line and LABEL not in line)
