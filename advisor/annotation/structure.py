@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from advisor.ingest import rows
 from advisor.ingest.rows import is_group_row, is_table_row
 
 _HEADING_LINE = re.compile(
@@ -138,10 +139,10 @@ def target_statements(text: str) -> list[str]:
     (one program among several), not the whole text."""
     found = []
     for line in text.splitlines():
-        if " | " not in line:
+        if rows.CELLS not in line:
             found += [m.group("value").strip() for m in _TARGET_KEY.finditer(line)]
             continue
-        cells = [c.strip() for c in line.strip().lstrip("-").split(" | ")]
+        cells = rows.cells(line.strip().lstrip("-"))
         if len(cells) == 2:
             key, value = cells[0].rsplit(":", 1)[-1].strip(), cells[1].split(":", 1)[-1].strip()
             if _TARGET_CELL.match(key) and value:

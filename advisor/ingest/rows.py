@@ -1,5 +1,5 @@
 """How the cleaned text writes a table, one line per row (written by `advisor/ingest/html_text.py`,
-read by the chunker and the annotator): "- header: value | header: value", and a row that is one
+read by the chunker, the annotator and the extractive answer): "- header: value | header: value", and a row that is one
 cell across its table ("- 2025학년도 이후 입학생"), which heads the rows below it. One owner, so the
 writer and its readers cannot drift apart."""
 
@@ -19,6 +19,17 @@ def row_line(cells: list[str]) -> str:
 def labelled(label: str, value: str) -> str:
     """A cell with its column header."""
     return f"{label}{LABEL}{value}"
+
+
+def cells(body: str) -> list[str]:
+    """The cells of a row's `body` (the row without its mark), blank ones left out."""
+    return [cell.strip() for cell in body.split(CELLS) if cell.strip()]
+
+
+def header_and_value(cell: str) -> tuple[str, str]:
+    """A cell as (its column header, its value); the header "" for a cell written without one."""
+    header, sep, value = cell.partition(LABEL)
+    return (header.strip(), value.strip()) if sep else ("", cell.strip())
 
 
 def is_table_row(line: str) -> bool:

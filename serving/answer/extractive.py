@@ -19,6 +19,7 @@ from typing import Any
 
 from advisor import language as language_data
 from advisor.annotation import structure
+from advisor.ingest import rows as row_format  # the cleaned text's row format
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
@@ -268,7 +269,7 @@ def _row_label(c: _Candidate) -> str:
 
 def _scored_text(c: _Candidate) -> str:
     unit = c.unit
-    return strip_bullet(unit.text).replace(" | ", " ") if unit.kind != "list" else unit.caption
+    return strip_bullet(unit.text).replace(row_format.CELLS, " ") if unit.kind != "list" else unit.caption
 
 
 def _idf(query_terms: set[str], unit_terms: list) -> dict[str, float]:

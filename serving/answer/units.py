@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from advisor import language
 from advisor.annotation import structure
+from advisor.ingest import rows as row_format  # the cleaned text's row format
 from advisor.language import alternation
 from serving.answer.rows import row_sentence
 
@@ -23,7 +24,6 @@ SplitSentences = Callable[[str], list[str]]
 
 MAX_LIST_ITEMS = 20  # a longer list is quoted item by item, never whole
 _BULLET = re.compile(r"^\s*(?:[-*•·▪◦○●■□▶►]\s+|\d+[.)]\s+|\(\d+\)\s*|[①-⑳]\s*)")
-_ROW_SEPARATOR = " | "
 # a line that ends like a sentence, or like a terse note ("…제출함"): advisor/language/ko/grammar.yaml
 _GRAMMAR = language.load("ko", "grammar")
 _TERMINATED = re.compile(r"[.?!。:：]$|(?:" + alternation(_GRAMMAR["sentence_endings"] + _GRAMMAR["terse_endings"])
@@ -75,22 +75,19 @@ def strip_bullet(line: str) -> str:
 
 
 def is_row(line: str) -> bool:
-    """A table row as the chunker writes it: cells "header: value" joined by " | "."""
+    """A table row as the cleaned text writes it (advisor/ingest/rows.py), after any bullet: cells
+    joined by " | ", the first with its header."""
     body = strip_bullet(line)
-    return _ROW_SEPARATOR in body and ":" in body.split(_ROW_SEPARATOR, 1)[0]
+    return row_format.CELLS in body and ":" in body.split(row_format.CELLS, 1)[0]
 
 
 def row_cells(line: str) -> list[str]:
-    return [cell.strip() for cell in strip_bullet(line).split(_ROW_SEPARATOR) if cell.strip()]
+    return row_format.cells(strip_bullet(line))
 
 
 def header_cells(line: str) -> list[tuple[str, str]]:
     """A row's cells as (header, value); a cell without "header: " has the header ""."""
-    pairs = []
-    for cell in row_cells(line):
-        header, sep, value = cell.partition(": ")
-        pairs.append((header.strip(), value.strip()) if sep else ("", cell))
-    return pairs
+    return [row_format.header_and_value(cell) for cell in row_cells(line)]
 
 
 def readable(line: str) -> str:
