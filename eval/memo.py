@@ -13,6 +13,7 @@ Nothing here outlives the run, and the caches hold queries and profiles only in 
 from __future__ import annotations
 
 import copy
+from collections.abc import Set
 from datetime import date
 from typing import Any, Callable, Mapping, Sequence
 
@@ -150,7 +151,11 @@ class CachingRetriever(BatchSearcher):
         known = known_profile(profile, self.inner.schema)
         if not known:  # with nothing known, the prefix is empty and the filter keeps everything
             soft = hard = True
-        return (query, profile_key(known), mode, soft, hard, k, decision, today)  # soft: a bool or a frozenset
+        # soft as what it does: whether the augmentation is on, and which known values the prefix
+        # writes (True and the set of every known attribute are one search)
+        on = soft is True or isinstance(soft, Set)  # as the Retriever reads it
+        written = frozenset(known if soft is True else (known.keys() & soft if on else ()))
+        return (query, profile_key(known), mode, on, written, hard, k, decision, today)
 
     def __getattr__(self, name):
         return getattr(self.inner, name)

@@ -503,3 +503,35 @@ def test_two_processes_give_the_rows_of_one(advisor, instances, demo_warehouse, 
     assert len(two.per_query) == len(one.per_query)
     assert without_timing(two.per_query) == without_timing(one.per_query)
     assert without_timing(two.aggregates) == without_timing(one.aggregates)
+
+
+class _CountingRetriever:
+    """The engine's retriever, recording the queries it is asked to search."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.searched = inner, []
+
+    def search_batch(self, queries, *args, **kwargs):
+        self.searched += list(queries)
+        return self.inner.search_batch(queries, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_the_retrieval_memo_keys_a_search_by_what_its_prefix_writes(advisor):
+    """soft=True and the set of every known attribute write the same prefix: one search (the FAQ
+    tier's check and the documents tier ask for it both ways); a prefix that writes less is another."""
+    from eval.memo import CachingRetriever
+
+    counting = _CountingRetriever(advisor.retriever)
+    memo = CachingRetriever(counting)
+    known = {"department": "CS", "admission_year": 2021}
+    question = "졸업하려면 전공 몇 학점 들어야 해요?"
+    everything = memo.search(question, known, soft=True)
+    same = memo.search(question, known, soft=frozenset(known))
+    fewer = memo.search(question, known, soft=frozenset({"department"}))
+    assert len(counting.searched) == 2
+    assert same.chunk_ids == everything.chunk_ids
+    assert fewer.chunk_ids == advisor.retriever.search(question, known, soft=frozenset({"department"})).chunk_ids
+    assert memo.search(question, known, soft=False) is not everything and len(counting.searched) == 3
