@@ -13,14 +13,13 @@ Nothing here outlives the run, and the caches hold queries and profiles only in 
 from __future__ import annotations
 
 import copy
-from collections.abc import Set
 from datetime import date
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from advisor.retrieval import Retriever
-from advisor.retrieval.retriever import BatchSearcher
+from advisor.retrieval.retriever import BatchSearcher, augmented, written_names
 from advisor.retrieval.profile import known_profile
 from advisor.retrieval.results import RetrievalResult
 from serving.dialogue.engine import Advisor, DialogueSettings, ExtractiveAnswerer, LLMTasks
@@ -151,11 +150,9 @@ class CachingRetriever(BatchSearcher):
         known = known_profile(profile, self.inner.schema)
         if not known:  # with nothing known, the prefix is empty and the filter keeps everything
             soft = hard = True
-        # soft as what it does: whether the augmentation is on, and which known values the prefix
-        # writes (True and the set of every known attribute are one search)
-        on = soft is True or isinstance(soft, Set)  # as the Retriever reads it
-        written = frozenset(known if soft is True else (known.keys() & soft if on else ()))
-        return (query, profile_key(known), mode, on, written, hard, k, decision, today)
+        # soft as what it does (True and the set of every known attribute are one search)
+        return (query, profile_key(known), mode, augmented(soft), written_names(known, soft), hard, k, decision,
+                today)
 
     def __getattr__(self, name):
         return getattr(self.inner, name)

@@ -135,7 +135,7 @@ class Retriever(BatchSearcher):
         tokens = found[len(found) - len(queries):] if own_words else found
         vectors = (self.build.embedder.embed_queries(texts, found[:len(texts)]) if embedded and texts
                    else [None] * len(texts))
-        on = soft is True or isinstance(soft, Set)  # an empty set writes nothing but stays on
+        on = augmented(soft)
         return [_Query(q, t, p, list(tk), v, kn, on, w, language_of(q, self.language or "") != self.language)
                 for q, t, p, tk, v, kn, w in zip(queries, texts, prefixes, tokens, vectors, known, written)]
 
@@ -304,6 +304,18 @@ class Retriever(BatchSearcher):
 def _hits(fields: Iterable[tuple]) -> list[Hit]:
     """Hits from full tuples, without the keyword-defaults constructor: a search makes hundreds."""
     return list(map(tuple.__new__, repeat(Hit), fields))
+
+
+def augmented(soft: Soft) -> bool:
+    """Is the soft augmentation on? An empty set writes nothing but stays on (the specificity
+    ranking still runs)."""
+    return soft is True or isinstance(soft, Set)
+
+
+def written_names(known: prof.Known, soft: Soft) -> frozenset[str]:
+    """The known attributes the soft prefix writes: with `augmented(soft)`, all a search's prefix
+    depends on (a cache keys a search by them: True and the set of every known name are one)."""
+    return frozenset(_written(known, soft))
 
 
 def _written(known: prof.Known, soft: Soft) -> prof.Known:
