@@ -1,7 +1,7 @@
-"""How the cleaned text writes a table, one line per row (written by `advisor/ingest/html_text.py`,
-read by the chunker, the annotator and the extractive answer): "- header: value | header: value", and a row that is one
-cell across its table ("- 2025학년도 이후 입학생"), which heads the rows below it. One owner, so the
-writer and its readers cannot drift apart."""
+"""How the cleaned text writes a table, one line per row: "- header: value | header: value", and
+a row that is one cell across its table ("- 2025학년도 이후 입학생"), which heads the rows below
+it. Written by `advisor/ingest/html_text.py`; read by the chunker, the annotator and the
+extractive answer. One owner, so the writer and its readers cannot drift apart."""
 
 from __future__ import annotations
 
