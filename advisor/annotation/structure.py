@@ -14,7 +14,6 @@ import re
 from typing import Iterable
 
 from advisor.ingest import rows
-from advisor.ingest.rows import is_group_row, is_table_row
 
 _HEADING_LINE = re.compile(
     r"^(?:#{1,6}\s|제\s*\d+\s*(?:편|장|절|관|조(?:의\s*\d+)?)(?:\s|\(|$)|부\s*칙$|\[별표\s*\d+\]|\d+(?:-\d+)*\.\s+\S.{0,40}$)"
@@ -109,11 +108,11 @@ def table_labels(text: str, skip: Iterable[str] = ()) -> list[str]:
         labels: list[str] = []
         in_rows = False  # past the caption: only rows from here on
         for line in lines:
-            if is_table_row(line):
+            if rows.is_table_row(line):
                 return labels
-            if is_group_row(line):
+            if rows.is_group_row(line):
                 in_rows = True
-                labels.append(line[2:].strip())
+                labels.append(line[len(rows.ROW):].strip())
             elif in_rows or is_heading_line(line) or is_list_item(line) or not _is_table_caption(line):
                 return []
             else:

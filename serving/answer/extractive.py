@@ -19,10 +19,10 @@ from typing import Any
 
 from advisor import language as language_data
 from advisor.annotation import structure
-from advisor.ingest import rows as row_format  # the cleaned text's row format
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
+from advisor.ingest import rows as row_format  # the cleaned text's row format
 from advisor.language import alternation, words
 from advisor.retrieval import RetrievedChunk, conflicts
 from serving.answer.language import language_of, material_note, sources_say
