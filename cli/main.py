@@ -300,7 +300,7 @@ def _run_sets(args: argparse.Namespace) -> int:
     for result in done:
         print(show.aggregates(result.name, purpose, result.build_id, result.metrics) + "\n")
         if purpose == "development":
-            print(show.failures(result.outcomes) + "\n")
+            print(show.failures(result.outcomes, result.copies) + "\n")
     console.print(f"recorded in {warehouse} (testset_runs)", highlight=False)
     return EXIT_OK
 

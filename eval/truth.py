@@ -49,6 +49,16 @@ class Truth:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         return cls(path, digest, load_manifest(path), base_url_of(config.sources[0].seeds[0]), dict(config.profile))
 
+    def copies(self) -> dict[str, frozenset[str]]:
+        """FAQ entry path -> the paths of every copy of that entry (the site's own duplicates on
+        other pages, `duplicate_of`), for the entries that have copies: an answer from any copy is
+        an answer from the entry, whichever copy the pipeline kept."""
+        groups: dict[str, set[str]] = {}
+        for path, record in self.records.items():
+            if record.get("duplicate_of"):
+                groups.setdefault(record["duplicate_of"], {record["duplicate_of"]}).add(path)
+        return {path: frozenset(group) for group in groups.values() for path in group}
+
     def of_chunk(self, doc_url: str, heading_path: Sequence[str] = ()) -> Applicability | None:
         """Whom a chunk truly applies to (its section's record, else its document's), canonical;
         None when its document is not in the truth file."""

@@ -14,7 +14,8 @@ from advisor.index.layout import builds_dir
 from eval.sets import build, lock, runs
 from eval.sets.converse import Outcome, converse
 from eval.sets.items import read_items
-from eval.sets.score import score
+from eval.sets.score import Copies, score
+from eval.truth import Truth, truth_file
 
 PURPOSES = {"test": lock.TESTSETS, "development": lock.DEVSETS}
 
@@ -27,6 +28,7 @@ class SetRun:
     build_id: str
     metrics: dict
     outcomes: list[Outcome]
+    copies: Copies  # the ground truth's copies of FAQ entries (eval.truth.Truth.copies)
 
 
 def run_sets(purpose: str, names: Sequence[str] | None, workdir: Path, connect: Callable, *,
@@ -55,12 +57,14 @@ def run_sets(purpose: str, names: Sequence[str] | None, workdir: Path, connect: 
         config_path, warehouse = build.prepare(name, workdir, real_faq)
         from serving.dialogue.engine import open_advisor  # heavy: only when a run is asked for
 
-        advisor = open_advisor(builds_dir(warehouse), load_config(config_path))
+        config = load_config(config_path)
+        advisor = open_advisor(builds_dir(warehouse), config)
         say(f"{name}: {len(items)} messages through build {advisor.build_id} …")
         outcomes = converse(advisor, items)
         answers = {e.source_url: e.answer for e in (advisor.faq_store.entries if advisor.faq_store else [])
                    if e.origin == "seed"}
-        metrics = score(outcomes, answers)
+        copies = entry_copies(config, warehouse)
+        metrics = score(outcomes, answers, copies)
         con = connect()
         try:
             runs.record(con, run_id=run_id, set_name=name, purpose=purpose, file_hash=hashes[name], items=len(items),
@@ -68,5 +72,12 @@ def run_sets(purpose: str, names: Sequence[str] | None, workdir: Path, connect: 
                         finished_at=datetime.now(timezone.utc), metrics=metrics, code_version=code_version)
         finally:
             con.close()
-        done.append(SetRun(name, purpose, hashes[name], advisor.build_id, metrics, outcomes))
+        done.append(SetRun(name, purpose, hashes[name], advisor.build_id, metrics, outcomes, copies))
     return done
+
+
+def entry_copies(config, warehouse: Path) -> Copies:
+    """The copies of FAQ entries the institution's truth file names (none without one: the real
+    FAQ's entries are matched by id on either page instead)."""
+    path = truth_file(config, warehouse)
+    return Truth.load(path, config).copies() if path is not None else {}

@@ -13,12 +13,14 @@ What counts as right is what the student got, not a router label:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from eval.sets.converse import Outcome, entry_key
 from eval.sets.items import TEMPLATE_KINDS
 
 ANSWERED_AS_FOUND = ("faq", "documents")
+# FAQ entry path -> the paths of every copy of it on the site (eval.truth.Truth.copies)
+Copies = Mapping[str, Collection[str]]
 # metric -> (comparison, target): the targets a change is measured against (issue 25)
 TARGETS = {
     "routing": (">=", 0.95),
@@ -30,9 +32,10 @@ TARGETS = {
 }
 
 
-def is_gold(item, url: str | None) -> bool:
-    """Does `url` name the item's gold: the FAQ entry (by path and fragment; the real FAQ's entries
-    by their `faq-<id>` fragment on either language's page) or the page (by path)?"""
+def is_gold(item, url: str | None, copies: Copies | None = None) -> bool:
+    """Does `url` name the item's gold: the FAQ entry (by path and fragment, or any copy of it the
+    ground truth names in `copies`; the real FAQ's entries by their `faq-<id>` fragment on either
+    language's page) or the page (by path)?"""
     key = entry_key(url)
     if key is None:
         return False
@@ -40,15 +43,15 @@ def is_gold(item, url: str | None) -> bool:
         return key.split("#")[0] == item.gold
     if isinstance(item.gold, int):
         return key.endswith(f"#faq-{item.gold}")
-    return key == item.gold
+    return key == item.gold or key in (copies or {}).get(item.gold, ())
 
 
-def verbatim(outcome: Outcome, answers: Mapping[str, str]) -> bool:
+def verbatim(outcome: Outcome, answers: Mapping[str, str], copies: Copies | None = None) -> bool:
     """The FAQ tier answered and the gold entry's answer is in the reply unchanged. `answers`: the
     store's seed answers by entry URL."""
     if outcome.tier != "faq":
         return False
-    stored = [text for url, text in answers.items() if is_gold(outcome.item, url)]
+    stored = [text for url, text in answers.items() if is_gold(outcome.item, url, copies)]
     return any(text.strip() and text.strip() in outcome.answer for text in stored)
 
 
@@ -56,7 +59,9 @@ def _share(flags: Sequence[bool]) -> tuple[float | None, int]:
     return (sum(flags) / len(flags) if flags else None), len(flags)
 
 
-def score(outcomes: Sequence[Outcome], answers: Mapping[str, str]) -> dict[str, tuple[float | None, int]]:
+def score(outcomes: Sequence[Outcome], answers: Mapping[str, str],
+          copies: Copies | None = None) -> dict[str, tuple[float | None, int]]:
+    """`copies`: the ground truth's copies of FAQ entries (an answer from a copy is right)."""
     def of(kinds, lang=None):
         return [o for o in outcomes if o.item.kind in kinds and (lang is None or o.item.lang == lang)]
 
@@ -64,7 +69,7 @@ def score(outcomes: Sequence[Outcome], answers: Mapping[str, str]) -> dict[str, 
         return o.tier == "template" and o.template == o.item.kind
 
     def first_right(o: Outcome) -> bool:
-        return is_gold(o.item, o.first_citation)
+        return is_gold(o.item, o.first_citation, copies)
 
     metrics: dict[str, tuple[float | None, int]] = {}
     faq_ko = of(("faq",), "ko")
@@ -74,7 +79,7 @@ def score(outcomes: Sequence[Outcome], answers: Mapping[str, str]) -> dict[str, 
         metrics[f"routing_{kind}"] = _share([template_right(o) for o in of((kind,))])
     for lang in ("ko", "en"):
         metrics[f"faq_right_first_{lang}"] = _share([first_right(o) for o in of(("faq",), lang)])
-        metrics[f"faq_verbatim_{lang}"] = _share([verbatim(o, answers) for o in of(("faq",), lang)])
+        metrics[f"faq_verbatim_{lang}"] = _share([verbatim(o, answers, copies) for o in of(("faq",), lang)])
         metrics[f"document_page_first_{lang}"] = _share([first_right(o) for o in of(("document",), lang)])
         metrics[f"gold_first_{lang}"] = _share([first_right(o) for o in of(("faq", "document"), lang)])
     ko, en = metrics["gold_first_ko"][0], metrics["gold_first_en"][0]

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from eval.sets.converse import Outcome, entry_key
 from eval.sets.items import TEMPLATE_KINDS
-from eval.sets.score import ANSWERED_AS_FOUND, TARGETS, is_gold, meets
+from eval.sets.score import ANSWERED_AS_FOUND, TARGETS, Copies, is_gold, meets
 
 
 def aggregates(name: str, purpose: str, build_id: str, metrics: Mapping[str, tuple]) -> str:
@@ -24,20 +24,20 @@ def aggregates(name: str, purpose: str, build_id: str, metrics: Mapping[str, tup
     return "\n".join(lines)
 
 
-def wrong(outcome: Outcome) -> bool:
+def wrong(outcome: Outcome, copies: Copies | None = None) -> bool:
     item = outcome.item
     if item.kind in TEMPLATE_KINDS:
         return not (outcome.tier == "template" and outcome.template == item.kind)
     if item.kind == "out_of_scope":
         return outcome.tier in ANSWERED_AS_FOUND
-    return not is_gold(item, outcome.first_citation) or (item.profile_independent and outcome.questions_asked > 0)
+    return not is_gold(item, outcome.first_citation, copies) or (item.profile_independent and outcome.questions_asked > 0)
 
 
-def failures(outcomes: Sequence[Outcome]) -> str:
+def failures(outcomes: Sequence[Outcome], copies: Copies | None = None) -> str:
     """One line per item that went wrong (development sets only)."""
     lines = ["| id | message | expected | got | cited first | asked |", "|---|---|---|---|---|---:|"]
     for o in outcomes:
-        if not wrong(o):
+        if not wrong(o, copies):
             continue
         item = o.item
         got = o.template if o.tier == "template" else o.tier
