@@ -17,9 +17,8 @@ from advisor.index.store import latest_build_dir, load_build
 from cli.main import main
 from eval.sets import lock
 from eval.sets.build import REAL_FAQ_FILE
-from eval.sets.converse import Outcome
+from eval.sets.converse import Outcome, entry_key
 from eval.sets.items import Item, SetFormatError, read_items
-from eval.sets.converse import entry_key
 from eval.sets.run import entry_copies, run_sets
 from eval.sets.score import is_gold, meets, score
 from eval.simulate import hidden_profile
