@@ -443,29 +443,6 @@ def test_a_general_faq_entry_answers_where_only_other_faq_entries_differ(advisor
     assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
 
 
-def test_a_general_faq_entry_below_the_threshold_answers_when_retrieval_ranks_it_first(advisor):
-    # between the floor and the threshold an entry answers only when retrieval over all the
-    # material ranks it first for the student; ranked first, it is above the cohorts' differing
-    # pages, so it is not "too general" for them (the demo's lost-and-found entry above each
-    # department office's page)
-    entry = _faq_entry("졸업 이수 학점이 궁금해요", "졸업 이수 학점은 학사 규정 제12조를 확인하세요.")
-
-    def engine_ranking_first(url):
-        engine = Advisor(advisor.build, CONFIG, tokenizer=advisor.tokenizer, retriever=advisor.retriever,
-                         embedder=_ZeroEmbedder(), faq_store=_FixedStore((entry, 0.6)),
-                         thresholds={"faq_threshold": 0.9, "faq_floor": 0.3})
-        engine.faq.first_passage = lambda query, known: url(engine, query, known)
-        return engine
-
-    engine = engine_ranking_first(lambda engine, query, known: entry.source_url)
-    reply = engine.respond(engine.new_session(), message=CREDITS)  # the cohorts' pages state 60 and 66
-    assert reply.tier == "faq" and reply.answer == entry.answer and reply.trace["questions_asked"] == 0
-    # what retrieval really ranks first here is a cohort's page: the entry does not answer
-    engine = engine_ranking_first(lambda engine, query, known: engine.documents.first_passage(query, known))
-    reply = engine.respond(engine.new_session(), message=CREDITS)
-    assert reply.type == "ask" and [q.attribute for q in reply.questions] == ["cohort"]
-
-
 def test_a_general_faq_entry_asked_in_its_own_words_answers_unless_it_defers(advisor):
     # the cohorts' pages differ, but the student asked the entry's own question: its answer is the
     # institution's answer to exactly this; an entry that defers ("학번마다 다릅니다") still yields

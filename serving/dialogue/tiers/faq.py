@@ -87,7 +87,6 @@ class FAQTier:
         matches = self.search(pending.faq_query, pending.scoped(session.known), hard=self.settings.hard_filter)
         pending.trace["faq_best"] = None if not matches else {
             "score": round(float(matches[0].score), 4), "source_url": matches[0].entry.source_url}
-        pending.trace.pop("faq_first_passage", None)  # this search's, not an earlier one's (ranked_first)
         floor = self.thresholds.get("faq_floor")
         if (floor is not None and self.first_passage is not None and matches and not pending.leaning
                 and floor <= matches[0].score < threshold):
@@ -157,24 +156,13 @@ class FAQTier:
         made only of entries would never answer from a general one. An entry that only passed the
         floor (a score below the threshold) is weaker evidence: there FAQ entries for different
         students that differ count too ("졸업하려면 몇 학점 필요해요?" beside the per-cohort credit
-        entries is not answered by the general minimum-GPA entry). An entry retrieval over all the
-        material ranks first for the student (`ranked_first`) is not too general: the pages written
-        for some students that differ ranked below it ("지갑 주웠는데 어디에 맡기면 될까요?": the
-        lost-and-found entry above each department office's page)."""
+        entries is not answered by the general minimum-GPA entry)."""
         entry = match.entry
-        if self.ranked_first(entry, pending):
-            return False
         below = match.score < self.thresholds.get("faq_threshold", 0.0)
         differing = pending.differing if below else pending.pages_differing
         if not differing or any(entry.applies_to.get(name) is not None for name in differing):
             return False
         return variants.defers(entry.answer) or not self.asked_as_written(entry, pending)
-
-    @staticmethod
-    def ranked_first(entry, pending: Pending) -> bool:
-        """Did retrieval over all the material rank the entry first for the student in the last FAQ
-        search (the floor check of `matches`)?"""
-        return pending.trace.get("faq_first_passage") == entry.source_url
 
     def asked_as_written(self, entry, pending: Pending) -> bool:
         """Does the entry's question hold every key word of the student's?"""
