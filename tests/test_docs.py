@@ -144,6 +144,18 @@ def test_the_docs_sql_runs_on_the_schema(schema):
             pytest.fail(f"docs/{page}: a query does not run on the lakehouse schema: {exc}\n{statement}")
 
 
+def test_every_documented_query_is_bounded_and_says_what_it_returns_on_the_demo():
+    # a reader pastes a query into DuckDB: it must not print half a million rows, and a query that
+    # returns nothing on the demo must say so, and why, instead of looking broken
+    statements = [(page.name, s) for page in _doc_pages() for s in _sql_statements(page.read_text(encoding="utf-8"))]
+    unbounded = [f"docs/{page}: {s.splitlines()[-1]}" for page, s in statements
+                 if not re.search(r"\bLIMIT\s+\d+\s*$", s, re.I)]
+    unsaid = [f"docs/{page}: {s.splitlines()[0]}" for page, s in statements
+              if not re.search(r"^--.*\bon the demo\b", s, re.I | re.M)]
+    assert not unbounded, "end each documented query with LIMIT n:\n" + "\n".join(unbounded)
+    assert not unsaid, "say in a comment what each query returns on the demo:\n" + "\n".join(unsaid)
+
+
 # ----------------------------------------------------------------------------- names in the docs
 
 
