@@ -116,7 +116,7 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
                    code_version=EVALUATION_CODE, row_count=rows,
                    counts={"rows_added": 0 if reused else rows, "rows_unchanged": rows if reused else 0},
                    metadata=metadata)
-    table = table1(aggregates)
+    table = table1(aggregates, eval_store.intervals_frame(con, run_id), eval_store.tests_frame(con, run_id))
     return MaterializeResult(metadata={**metadata, "table1": table_value(table),
                                        "table1_markdown": MetadataValue.md(table.markdown())})
 
@@ -154,7 +154,9 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
         written = write_report(aggregates_frame(con, run_id), per_query_frame(con, run_id),
                                warehouse.root / REPORTS_DIR / run_id, f"Evaluation of {institution_config.institution}",
                                lineage, slices=eval_store.slice_aggregates_frame(con, run_id), intents=intents,
-                               predictions=eval_store.intent_predictions_frame(con, run_id), label_gap=label_gap)
+                               predictions=eval_store.intent_predictions_frame(con, run_id), label_gap=label_gap,
+                               intervals=eval_store.intervals_frame(con, run_id),
+                               tests=eval_store.tests_frame(con, run_id), changes=_changes(con, run_id))
         # the intent table's footnote, as numbers the UI can also plot across runs
         intent_scores = {} if not intents.height else {
             "intent_accuracy": float(intents["accuracy"][0]), "intent_macro_f1": float(intents["macro_f1"][0]),
@@ -177,6 +179,18 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
         "report": MetadataValue.md(written["body"]),  # the charts are the entries above, not file links
         "report_path": MetadataValue.path(str(written["markdown"])),
     })
+
+
+def _changes(con, run_id: str):
+    """The report's "What changed since the previous run" table (the lakehouse's compare_runs and
+    flipped_questions against the run before this one on the same benchmark)."""
+    from eval.reports import changes_table
+
+    previous = eval_store.previous_run(con, run_id)
+    if previous is None:
+        return changes_table(None, None, None)
+    return changes_table(eval_store.comparison_frame(con, previous, run_id),
+                         eval_store.flipped_frame(con, previous, run_id), previous)
 
 
 def intent_markdown(intents) -> str:

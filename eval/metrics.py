@@ -39,6 +39,7 @@ __all__ = [
     "mrr",
     "query_recall",
     "recall_at",
+    "reporting_slice",
     "rouge_l",
     "sliced_aggregate",
     "split_slices",
@@ -393,6 +394,22 @@ def optional_label(value, default: str, what: str) -> str:
 
 def slice_of(row: Mapping) -> str:
     return optional_label(row.get("slice"), UNSLICED, "'slice'")
+
+
+# Questions whose text states the answer ("is it 20 hours?" when it is): a retriever finds the
+# page by the number itself, so they score far above the others (BM25 MRR about 0.41 against
+# about 0.19 on the demo) and would flatter the headline. Reported beside it, as their own slice.
+ANSWER_IN_QUESTION = "answer_in_question"
+ANSWER_IN_QUESTION_TYPES = frozenset({"verification_true"})
+
+
+def reporting_slice(instance: Mapping) -> str:
+    """The slice a result row is reported in: the instance's slice, except that a main-slice
+    question whose text states its answer goes to ANSWER_IN_QUESTION (outside the headline)."""
+    name = slice_of(instance)
+    if name == MAIN_SLICE and instance.get("query_type") in ANSWER_IN_QUESTION_TYPES:
+        return ANSWER_IN_QUESTION
+    return name
 
 
 def main_slice(slices: Collection[str]) -> str:

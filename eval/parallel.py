@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from eval import stats
 from eval.runner import EvalOutcome, aggregate, run_evaluation
 
 MIN_SHARD = 150  # fewer instances per process than this: the second engine's start-up (~5 s) is not worth it
@@ -66,7 +67,7 @@ def run_sharded(shard: Shard, workers: int) -> EvalOutcome:
     # spawn, not fork: the parent's tokenizer and search threads do not survive a fork
     with ProcessPoolExecutor(max_workers=len(shards), mp_context=multiprocessing.get_context("spawn")) as pool:
         outcomes = list(pool.map(_evaluate_shard, shards))
-    return merge(outcomes, [inst["id"] for inst in shard.instances])
+    return merge(outcomes, shard.instances)
 
 
 def split(instances: Sequence[Mapping], workers: int) -> list[list[Mapping]]:
@@ -83,10 +84,12 @@ def split(instances: Sequence[Mapping], workers: int) -> list[list[Mapping]]:
     return [part for part in parts if part]
 
 
-def merge(outcomes: Sequence[EvalOutcome], ids: Sequence[str]) -> EvalOutcome:
+def merge(outcomes: Sequence[EvalOutcome], instances: Sequence[Mapping]) -> EvalOutcome:
     """The shards' outcomes as one: rows in the runner's order (system, setting, then instance in
-    the benchmark's order, `ids`), the aggregates over every shard's rows, the timings summed."""
+    the benchmark's order, `instances`), the aggregates and the statistics over every shard's rows
+    (an interval over one shard's questions would be another interval), the timings summed."""
     first = outcomes[0]
+    ids = [inst["id"] for inst in instances]
     rows: dict[tuple[str, str], list[dict]] = {}
     for outcome in outcomes:
         for row in outcome.per_query:
@@ -105,7 +108,8 @@ def merge(outcomes: Sequence[EvalOutcome], ids: Sequence[str]) -> EvalOutcome:
     for outcome in outcomes:
         for name, seconds in outcome.timings.items():
             timings[name] = timings.get(name, 0.0) + seconds
-    return EvalOutcome(per_query, aggregates, {**first.params, "processes": len(outcomes)}, timings)
+    intervals, tests = stats.run_statistics(per_query, {inst["id"]: inst["query"] for inst in instances})
+    return EvalOutcome(per_query, aggregates, {**first.params, "processes": len(outcomes)}, timings, intervals, tests)
 
 
 def _evaluate_shard(shard: Shard) -> EvalOutcome:
@@ -118,4 +122,4 @@ def _evaluate_shard(shard: Shard) -> EvalOutcome:
         raise RuntimeError(f"the latest index build changed during the evaluation ({shard.build_id} -> "
                            f"{advisor.build_id}); evaluate again")
     return run_evaluation(advisor, shard.instances, shard.systems, shard.settings, tokenizer=tokenizer,
-                          true_labels=shard.true_labels, dont_know_share=shard.dont_know_share)
+                          true_labels=shard.true_labels, dont_know_share=shard.dont_know_share, statistics=False)

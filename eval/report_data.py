@@ -15,7 +15,7 @@ SETTING_ORDER = registry.SETTINGS
 SYSTEM_ORDER = registry.NAMES  # the registry's order is the paper's
 BREAKDOWN_KINDS = ("category", "query_type")
 MAIN_SLICE, UNSLICED = "profile_dependent", "all"  # as eval.metrics (not imported: keep this module light)
-SLICE_ORDER = (MAIN_SLICE, "profile_independent", "stated_profile", UNSLICED)
+SLICE_ORDER = (MAIN_SLICE, "answer_in_question", "profile_independent", "stated_profile", UNSLICED)
 
 CHART_FILES = (
     "mrr_recall10_by_system.png",

@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
-from eval import registry
+from eval import registry, stats
 from eval.provenance import gold_line
 from eval.report_data import (CHART_FILES, MAIN_SLICE, SETTING_ORDER, SLICE_ORDER,
                               SYSTEM_ORDER, UNSLICED, _aggregate_rows, _ascii_labels, _breakdown_cells,
@@ -53,6 +53,7 @@ __all__ = [
     "SYSTEM_ORDER",
     "breakdown_markdown",
     "breakdown_table",
+    "changes_table",
     "charts",
     "confusion_table",
     "generation_markdown",
@@ -66,6 +67,7 @@ __all__ = [
     "table1_markdown",
     "table2",
     "table2_markdown",
+    "tests_table",
     "tier_table",
     "write_report",
 ]
@@ -192,13 +194,54 @@ def _metric_table(aggregates: pl.DataFrame, spec: Sequence[tuple[str, str, int]]
     return _with_footnotes(ReportTable(columns, tuple(shown)), rows)
 
 
-def table1(aggregates: pl.DataFrame) -> ReportTable:
+def table1(aggregates: pl.DataFrame, intervals: pl.DataFrame | None = None,
+           tests: pl.DataFrame | None = None) -> ReportTable:
     """The paper's Table 1: setting | system | MRR | S@1 | S@5 | S@10 | R@10 | R@50 | source
     match | GC | s/q | questions/q, settings deployment, deployment-dont-know, oracle, systems in
     the paper's order; an embedder column appears when the aggregates hold more than one
     embedder. Skipped systems keep their row (all "–") and are listed with their reasons under
-    the table (in the records: a "skipped" column)."""
-    return _metric_table(aggregates, TABLE1_COLUMNS)
+    the table (in the records: a "skipped" column). With the run's `intervals` and `tests`
+    (eval/store.py intervals_frame / tests_frame), MRR's 95% interval and its difference from
+    each baseline, marked where significant, follow the MRR column."""
+    table = _metric_table(aggregates, TABLE1_COLUMNS)
+    if intervals is None or intervals.is_empty():
+        return table
+    return _with_statistics(table, intervals, tests)
+
+
+def _interval_text(low: float | None, high: float | None) -> str | None:
+    return None if low is None or high is None else f"{low:.3f}–{high:.3f}"
+
+
+def _difference_text(test: Mapping | None) -> str | None:
+    if test is None:
+        return None
+    return _fmt_delta(test["difference"]) + ("*" if test["significant"] else "")
+
+
+def _with_statistics(table: ReportTable, intervals: pl.DataFrame, tests: pl.DataFrame | None) -> ReportTable:
+    """Table 1 with "MRR 95% CI" and "ΔMRR vs <baseline>" columns after MRR, and the note saying
+    how both were computed."""
+    bounds = {(r["system"], r["setting"], r["slice"]): r for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
+    paired = {} if tests is None else {(r["system"], r["setting"], r["baseline"]): r
+                                       for r in tests.filter(pl.col("metric") == "mrr").to_dicts()}
+    baselines = [b for b in stats.BASELINES if any(key[2] == b for key in paired)]
+    rows = []
+    for row in table.rows:
+        bound = bounds.get((row["system"], row["setting"], row.get("slice")))
+        rows.append({**row, "mrr_ci": _interval_text(bound and bound["lower"], bound and bound["upper"]),
+                     **{f"vs {b}": _difference_text(paired.get((row["system"], row["setting"], b))) for b in baselines}})
+    added = [Column("MRR 95% CI", "mrr_ci", "text", right=True),
+             *(Column(f"ΔMRR vs {b}", f"vs {b}", "text", right=True) for b in baselines)]
+    at = next(i for i, c in enumerate(table.columns) if c.key == "mrr") + 1
+    columns = (*table.columns[:at], *added, *table.columns[at:])
+    texts = sorted({r["texts"] for r in bounds.values()})
+    over = f"{texts[0]}" if len(texts) == 1 else f"{texts[0]}–{texts[-1]}"
+    note = (f"MRR 95% CI: a bootstrap over the {over} distinct question texts (one text is asked under many "
+            "profiles, so texts, not instances, are resampled). ΔMRR: the system's MRR minus the baseline's on the "
+            "same instances; * = significant at 0.05 by a paired randomization test over question texts, "
+            "Holm-corrected per setting (wins / ties / losses in the paired tests table).")
+    return ReportTable(columns, tuple(rows), (*table.notes, note), table.empty)
 
 
 def table1_markdown(aggregates: pl.DataFrame) -> str:
@@ -282,15 +325,53 @@ def tier_table(aggregates: pl.DataFrame) -> ReportTable:
                   f"{MISSING} = no answer came from this tier.")
 
 
-def slice_table(slices: pl.DataFrame | None) -> ReportTable:
+def slice_table(slices: pl.DataFrame | None, intervals: pl.DataFrame | None = None) -> ReportTable:
     """Each benchmark slice's numbers per setting and system: n, MRR, S@1, S@10, R@10, source
-    match, questions/q (on profile-independent questions, every question asked is a cost)."""
-    columns = (*text_columns("setting", "system", "slice"), *metric_columns(SLICE_COLUMNS))
+    match, questions/q (on profile-independent questions, every question asked is a cost). With
+    the run's `intervals`: the distinct question texts and MRR's 95% interval, and a slice of
+    fewer than eval.stats.MIN_TEXTS texts shows no figures, only that it is too small."""
+    columns = [*text_columns("setting", "system", "slice"), *metric_columns(SLICE_COLUMNS)]
     if slices is None or slices.is_empty():
-        return ReportTable(columns, (), empty="No per-slice results (runs recorded before slices have none).")
+        return ReportTable(tuple(columns), (), empty="No per-slice results (runs recorded before slices have none).")
     _require_frame(slices, "slices", ("system", "setting", "slice"))
     rows = sorted(slices.to_dicts(), key=lambda r: (*_row_order(r)[:2], _rank_in(SLICE_ORDER, r["slice"])))
-    return _noted(ReportTable(columns, tuple(rows)), f"{MISSING} = not computed.")
+    notes = [f"{MISSING} = not computed."]
+    if intervals is not None and not intervals.is_empty():
+        bounds = {(r["system"], r["setting"], r["slice"]): r
+                  for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
+        rows = [_slice_evidence(row, bounds.get((row["system"], row["setting"], row["slice"]))) for row in rows]
+        columns[4:4] = [Column("texts", "texts", "int"), Column("MRR 95% CI", "mrr_ci", "text", right=True)]
+        columns.append(Column("evidence", "evidence", "text"))
+        notes = [f"{MISSING} = not computed, or the slice has fewer than {stats.MIN_TEXTS} distinct question texts: "
+                 "too small to be evidence of anything (its figures stay in eval_slice_aggregates)."]
+    table = ReportTable(tuple(columns), tuple(rows))
+    return ReportTable(table.columns, table.rows, tuple(notes) if table.has_missing() else (), table.empty)
+
+
+def _slice_evidence(row: Mapping, bound: Mapping | None) -> dict:
+    if bound is None:
+        return dict(row)
+    if bound["too_small"]:
+        figures = {key: None for _, key, decimals in SLICE_COLUMNS if decimals}
+        return {**row, **figures, "texts": bound["texts"], "evidence": f"too small ({bound['texts']} texts)"}
+    return {**row, "texts": bound["texts"], "mrr_ci": _interval_text(bound["lower"], bound["upper"])}
+
+
+def tests_table(tests: pl.DataFrame | None) -> ReportTable:
+    """Every paired test of the run: each system against each baseline per setting and metric, the
+    difference, its p-value before and after Holm's correction, and wins / ties / losses over
+    question texts."""
+    columns = (*text_columns("setting", "metric", "system", "baseline"), Column("Δ", "difference"),
+               Column("p", "p_value", decimals=4), Column("p (Holm)", "p_holm", decimals=4),
+               Column("significant", "significant_text", "text"), Column("wins", "wins", "int"),
+               Column("ties", "ties", "int"), Column("losses", "losses", "int"), Column("texts", "texts", "int"))
+    if tests is None or tests.is_empty():
+        return ReportTable(columns, (), empty="No paired tests (runs recorded before them have none).")
+    rows = sorted(tests.to_dicts(), key=lambda r: (_row_order(r)[0], r["metric"], r["baseline"], _row_order(r)[1]))
+    rows = [{**r, "significant_text": "yes" if r["significant"] else "no"} for r in rows]
+    return ReportTable(columns, tuple(rows), (f"Two-sided paired randomization over question texts "
+                                              f"({stats.PERMUTATIONS} sign flips); Holm over the comparisons of one "
+                                              "setting and metric; significant: p (Holm) < 0.05.",))
 
 
 # --- per-query breakdowns --------------------------------------------------------------------
@@ -354,16 +435,41 @@ def confusion_table(predictions: pl.DataFrame | None) -> ReportTable:
 # --- all tables ------------------------------------------------------------------------------
 
 
+def changes_table(comparison: pl.DataFrame | None, flipped: pl.DataFrame | None, previous: str | None) -> ReportTable:
+    """What changed since the previous run (eval/store.py comparison_frame and flipped_frame, the
+    lakehouse's compare_runs and flipped_questions): every figure that left the previous run's
+    95% interval, and per system and setting how many questions turned their first source gold or
+    stopped."""
+    columns = (*text_columns("setting", "system", "slice", "metric"), Column("before", "before"),
+               Column("before 95% CI", "before_ci", "text", right=True), Column("now", "after"),
+               Column("change", "change_text", "text", right=True))
+    if previous is None or comparison is None:
+        return ReportTable(columns, (), empty="No earlier run of this benchmark to compare with.")
+    moved = [r for r in comparison.to_dicts() if r["moved"] and not r["too_small"]]
+    rows = sorted(({**r, "before_ci": _interval_text(r["before_lower"], r["before_upper"]),
+                    "change_text": _fmt_delta(r["change"])} for r in moved),
+                  key=lambda r: (*_row_order(r)[:2], _rank_in(SLICE_ORDER, r["slice"]), r["metric"]))
+    notes = [f"Against run {previous}: the figures now outside that run's 95% interval (slices under "
+             f"{stats.MIN_TEXTS} question texts left out)."]
+    if flipped is not None and not flipped.is_empty():
+        counts = flipped.group_by("setting", "system", "flip").len().sort("setting", "system", "flip").to_dicts()
+        notes.append("Questions whose first source changed: " + "; ".join(
+            f"{c['system']} ({c['setting']}) {c['len']} {c['flip']}" for c in counts) + ".")
+    return ReportTable(columns, tuple(rows), tuple(notes),
+                       empty="No figure left the previous run's 95% interval.\n\n" + "\n".join(notes))
+
+
 def report_tables(aggregates: pl.DataFrame, per_query: pl.DataFrame, slices: pl.DataFrame | None = None,
-                  intents: pl.DataFrame | None = None,
-                  predictions: pl.DataFrame | None = None) -> dict[str, ReportTable]:
+                  intents: pl.DataFrame | None = None, predictions: pl.DataFrame | None = None, *,
+                  intervals: pl.DataFrame | None = None, tests: pl.DataFrame | None = None) -> dict[str, ReportTable]:
     """Every table of the report, by a stable name, in the report's order."""
     main_rows, _ = main_slice_rows(per_query)
     return {
-        "table1": table1(aggregates),
+        "table1": table1(aggregates, intervals, tests),
+        "paired_tests": tests_table(tests),
         "ablations": table2(aggregates),
         "answer_quality": generation_table(aggregates),
-        "slices": slice_table(slices),
+        "slices": slice_table(slices, intervals),
         "mrr_by_category": breakdown_table(main_rows, "category"),
         "mrr_by_query_type": breakdown_table(main_rows, "query_type"),
         "urag_tiers": tier_table(aggregates),
@@ -468,7 +574,9 @@ def _chart_key(per_query: pl.DataFrame) -> list[str]:
 
 def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: Path | str, title: str,
                  lineage: dict, *, slices: pl.DataFrame | None = None, intents: pl.DataFrame | None = None,
-                 predictions: pl.DataFrame | None = None, label_gap: ReportTable | None = None) -> dict:
+                 predictions: pl.DataFrame | None = None, label_gap: ReportTable | None = None,
+                 intervals: pl.DataFrame | None = None, tests: pl.DataFrame | None = None,
+                 changes: ReportTable | None = None) -> dict:
     """Writes `report.md` and the charts into `directory` (created if needed) and returns
     {"markdown": Path, "body": str (report.md without its charts section, whose images are files),
     "charts": [Path], "captions": [str], "table1": str, "tables": {name: ReportTable}} for an
@@ -481,7 +589,9 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
         raise ValueError("title must be a non-empty string")
     lineage_lines = _lineage_lines(lineage)
     gold = gold_line(lineage.get("gold_from"))
-    tables = report_tables(aggregates, per_query, slices, intents, predictions)
+    tables = report_tables(aggregates, per_query, slices, intents, predictions, intervals=intervals, tests=tests)
+    if changes is not None:
+        tables["changes"] = changes
     if label_gap is not None:
         tables["label_gap"] = label_gap
     main_rows, main = main_slice_rows(per_query)
@@ -495,6 +605,8 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
         "S@k: a gold source within the top k sources; R@k: the share of the instance's gold sources within "
         "the top k (TREC recall); MRR over the first gold source.\n\n" + table1_text + "\n\n"
         + table1_caption(aggregates, lineage.get("gold_from")),
+        "## Paired tests against the baselines\n\n" + tables["paired_tests"].markdown(),
+        *(["## What changed since the previous run\n\n" + changes.markdown()] if changes is not None else []),
         "## Table 2: ablations (deployment)\n\n" + tables["ablations"].markdown(),
         "## Answer quality\n\n" + tables["answer_quality"].markdown(),
         "## Benchmark slices\n\n" + tables["slices"].markdown(),

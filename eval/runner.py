@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any, Callable, Mapping, Sequence
 
-from eval import metrics, registry
+from eval import metrics, registry, stats
 from eval.llm_systems import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VERSIONS, RERANK_VERSION, LLMTally,
                               judge_many, judge_subset, tokens_of)
 from eval.memo import CachingTokenizer, EvalMemo, compose
@@ -57,16 +57,19 @@ class EvalOutcome:
     aggregates: list[dict]  # one row per (system, setting)
     params: dict  # what the run used
     timings: dict = field(default_factory=dict)  # "system/setting" -> wall seconds (benchmarking)
+    intervals: list[dict] = field(default_factory=list)  # eval.stats: 95% intervals (eval_intervals rows)
+    tests: list[dict] = field(default_factory=list)  # eval.stats: paired tests against the baselines (eval_tests)
 
 
 def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SETTINGS, *, llm_client=None,
                    tokenizer=None, progress: Progress | None = None, optimized: bool = True,
                    today: date | None = None, judge_limit: int = JUDGE_SUBSET,
                    true_labels: Mapping[str, Mapping] | None = None,
-                   dont_know_share: float | None = None) -> EvalOutcome:
+                   dont_know_share: float | None = None, statistics: bool = True) -> EvalOutcome:
     """`true_labels`: chunk id -> true applicability (eval/truth.py), for `profill-true-labels`;
     `dont_know_share`: the DONT_KNOW student's share of "don't know" answers (default: the
-    institution config's evaluation.dont_know_share)."""
+    institution config's evaluation.dont_know_share); `statistics`: compute the intervals and
+    tests (eval/stats.py; off for one shard of a sharded run, whose merge computes them)."""
     systems = list(registry.checked_names(systems, SYSTEMS, "system"))
     settings = list(registry.checked_names(settings, SETTINGS, "setting"))
     if dont_know_share is None:
@@ -100,7 +103,10 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
             per_query.extend(rows)
             aggregates.append(aggregate(system, setting, rows))
             run.report(f"{system} {setting}", f"{len(rows)} queries")
-    return EvalOutcome(per_query, aggregates, run.params(systems, settings, judged), dict(run.timings))
+    intervals, tests = (stats.run_statistics(per_query, {inst["id"]: inst["query"] for inst in instances})
+                        if statistics else ([], []))
+    return EvalOutcome(per_query, aggregates, run.params(systems, settings, judged), dict(run.timings),
+                       intervals, tests)
 
 
 # ----------------------------------------------------------------------------- the run
@@ -262,7 +268,7 @@ def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
     gold_ranks = metrics.gold_ranks(retrieved, golds)
     return {
         "system": system, "setting": setting, "instance_id": inst["id"], "category": inst.get("category"),
-        "query_type": inst.get("query_type"), "slice": metrics.slice_of(inst), "gold_sources": golds,
+        "query_type": inst.get("query_type"), "slice": metrics.reporting_slice(inst), "gold_sources": golds,
         "rank": gold_ranks[0] if gold_ranks else None, "gold_ranks": gold_ranks, "retrieved_urls": retrieved,
         "retrieved_chunk_ids": list(a.top_chunk_ids[:ANSWER_K]), "questions_asked": a.questions_asked,
         "questions": list(a.questions), "answer": a.answer, "citations": list(dict.fromkeys(a.citations)),

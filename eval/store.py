@@ -8,6 +8,12 @@ paper has").
     eval_aggregates        one row per run x system x setting (the `advisor eval --out` fields), over
                            the main slice (profile_dependent when the benchmark has it, else all)
     eval_slice_aggregates  one row per run x system x setting x benchmark slice
+    eval_intervals         one row per run x system x setting x slice x metric: its 95% interval
+                           (eval/stats.py: a bootstrap over distinct question texts)
+    eval_tests             one row per run x setting x metric x system x baseline: a paired test,
+                           Holm-corrected, with wins / ties / losses over question texts
+    compare_runs(a, b)     a table macro: two runs' intervals side by side; flipped_questions(a, b)
+                           the instances whose first-ranked source turned gold or stopped being
     intent_eval            one row per run x intent: the build's intent router on the held-out split
     intent_predictions     one row per run x held-out example: what the router said, and how sure
     benchmark_instances    one row per benchmark (by hash) x instance: the question, its hidden
@@ -54,20 +60,25 @@ __all__ = [
     "RunMeta",
     "aggregates_frame",
     "benchmark_frame",
+    "comparison_frame",
     "ensure_schema",
     "evaluation_code_version",
     "find_run",
+    "flipped_frame",
     "gold_from_of",
     "intent_frame",
     "intent_predictions_frame",
+    "intervals_frame",
     "label_gap_inputs",
     "latest_run",
     "meta_from_build",
     "per_query_frame",
+    "previous_run",
     "record_benchmark",
     "record_run",
     "run_info",
     "slice_aggregates_frame",
+    "tests_frame",
 ]
 
 LINEAGE_FIELDS = ("build_id", "annotator", "embedder", "code_version", "config_hash", "benchmark", "benchmark_hash")
@@ -189,6 +200,51 @@ CREATE TABLE IF NOT EXISTS eval_slice_aggregates (
     PRIMARY KEY (run_id, system, setting, slice)
 );
 
+CREATE TABLE IF NOT EXISTS eval_intervals (   -- eval/stats.py: how sure each figure is
+    run_id               VARCHAR NOT NULL,
+    system               VARCHAR NOT NULL,
+    setting              VARCHAR NOT NULL,
+    slice                VARCHAR NOT NULL,
+    metric               VARCHAR NOT NULL,  -- mrr | success@1 | success@10 | recall@10 | source_match | rouge_l | keyword_match | judged@10
+    value                DOUBLE NOT NULL,   -- the mean over the slice's instances (as eval_slice_aggregates)
+    lower                DOUBLE NOT NULL,   -- the interval, `level` two-sided
+    upper                DOUBLE NOT NULL,
+    level                DOUBLE NOT NULL,
+    instances            INTEGER NOT NULL,
+    texts                INTEGER NOT NULL,  -- distinct question texts: the resampling unit
+    too_small            BOOLEAN NOT NULL,  -- under 30 distinct texts: not evidence of anything
+    resamples            INTEGER NOT NULL,
+    method               VARCHAR NOT NULL,
+    {_LINEAGE_DDL},
+    PRIMARY KEY (run_id, system, setting, slice, metric)
+);
+
+CREATE TABLE IF NOT EXISTS eval_tests (   -- eval/stats.py: each system against each baseline, paired
+    run_id               VARCHAR NOT NULL,
+    setting              VARCHAR NOT NULL,
+    slice                VARCHAR NOT NULL,  -- the headline slice
+    metric               VARCHAR NOT NULL,  -- mrr | success@10
+    system               VARCHAR NOT NULL,
+    baseline             VARCHAR NOT NULL,  -- bm25 | hybrid
+    baseline_setting     VARCHAR NOT NULL,  -- deployment where the baseline asks nothing (deployment-dont-know)
+    system_value         DOUBLE NOT NULL,
+    baseline_value       DOUBLE NOT NULL,
+    difference           DOUBLE NOT NULL,   -- system - baseline, over the same instances
+    p_value              DOUBLE NOT NULL,   -- two-sided, paired randomization over per-text means
+    p_holm               DOUBLE NOT NULL,   -- Holm-adjusted within (run, setting, metric)
+    significant          BOOLEAN NOT NULL,  -- p_holm < 0.05
+    family_size          INTEGER NOT NULL,  -- the comparisons Holm corrected together
+    wins                 INTEGER NOT NULL,  -- question texts where the system's per-text mean is higher
+    ties                 INTEGER NOT NULL,
+    losses               INTEGER NOT NULL,
+    instances            INTEGER NOT NULL,
+    texts                INTEGER NOT NULL,
+    permutations         INTEGER NOT NULL,
+    method               VARCHAR NOT NULL,
+    {_LINEAGE_DDL},
+    PRIMARY KEY (run_id, setting, metric, system, baseline)
+);
+
 CREATE TABLE IF NOT EXISTS intent_predictions (
     run_id           VARCHAR NOT NULL,
     example_id       VARCHAR NOT NULL,      -- -> intent_examples.example_id
@@ -289,6 +345,32 @@ CREATE TABLE IF NOT EXISTS dialogue_bench_metrics (
 );
 """ + TESTSET_RUNS_DDL
 
+# After the tables they read.
+MACROS = """
+-- Two runs side by side (docs/lakehouse.md "Comparing runs"): every interval of both, and whether
+-- the later value left the earlier one's interval; the questions whose first answer flipped.
+CREATE OR REPLACE MACRO compare_runs(before_run, after_run) AS TABLE
+SELECT coalesce(b.system, a.system) AS system, coalesce(b.setting, a.setting) AS setting,
+       coalesce(b.slice, a.slice) AS slice, coalesce(b.metric, a.metric) AS metric,
+       a.value AS before, a.lower AS before_lower, a.upper AS before_upper,
+       b.value AS after, b.lower AS after_lower, b.upper AS after_upper,
+       b.value - a.value AS change,
+       coalesce(b.value NOT BETWEEN a.lower AND a.upper, false) AS moved,
+       coalesce(a.too_small OR b.too_small, false) AS too_small
+FROM (SELECT * FROM eval_intervals WHERE run_id = before_run) a
+FULL JOIN (SELECT * FROM eval_intervals WHERE run_id = after_run) b
+  ON a.system = b.system AND a.setting = b.setting AND a.slice = b.slice AND a.metric = b.metric;
+
+CREATE OR REPLACE MACRO flipped_questions(before_run, after_run) AS TABLE
+SELECT b.system, b.setting, b.instance_id, b.slice, i.query, a.rank AS before_rank, b.rank AS after_rank,
+       CASE WHEN b.rank = 1 THEN 'now first' ELSE 'no longer first' END AS flip
+FROM (SELECT * FROM eval_query_results WHERE run_id = before_run) a
+JOIN (SELECT * FROM eval_query_results WHERE run_id = after_run) b
+  ON a.system = b.system AND a.setting = b.setting AND a.instance_id = b.instance_id
+LEFT JOIN benchmark_instances i ON i.benchmark_hash = b.benchmark_hash AND i.instance_id = b.instance_id
+WHERE coalesce(a.rank = 1, false) <> coalesce(b.rank = 1, false);
+"""
+
 # Columns added since the first version of these tables: added to an older lakehouse on open.
 ADDED_COLUMNS = (
     ("eval_runs", "gold_from", "VARCHAR"),
@@ -333,13 +415,13 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     before = _columns(con)
     pending = [(t, c, kind) for t, c, kind in ADDED_COLUMNS if t in before and c not in before[t]]
     con.execute(SCHEMA)
-    if not pending:
-        return
-    with transaction(con):
-        for table, column, kind in pending:
-            con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
-        if ("eval_aggregates", "success_at_1", "DOUBLE") in pending:
-            _correct_runs_before_success(con)
+    if pending:
+        with transaction(con):
+            for table, column, kind in pending:
+                con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
+            if ("eval_aggregates", "success_at_1", "DOUBLE") in pending:
+                _correct_runs_before_success(con)
+    con.execute(MACROS)  # after the migration: they read the added columns
 
 
 def _correct_runs_before_success(con: duckdb.DuckDBPyConnection) -> None:
@@ -655,15 +737,16 @@ def _unique(rows: Sequence[dict], keys: tuple[str, ...], what: str) -> None:
         seen.add(key)
 
 
-_RUN_TABLES = ("eval_query_results", "eval_aggregates", "eval_slice_aggregates", "intent_eval", "intent_predictions",
-               "eval_runs")
+_RUN_TABLES = ("eval_query_results", "eval_aggregates", "eval_slice_aggregates", "eval_intervals", "eval_tests",
+               "intent_eval", "intent_predictions", "eval_runs")
 
 
 def record_run(con: duckdb.DuckDBPyConnection, *, outcome, run_meta: RunMeta, intent: Mapping | None = None,
                intent_router: str | None = None, instances: Sequence[Mapping] | None = None,
                intent_predictions: Sequence[Mapping] | None = None) -> str:
     """Writes one run in one transaction and returns its run_id: its eval_runs row, per-query rows,
-    aggregates and per-slice aggregates, and when given, the intent evaluation (`intent`, a
+    aggregates, per-slice aggregates, the outcome's intervals and paired tests (eval/stats.py; none
+    when it has none), and when given, the intent evaluation (`intent`, a
     report) with every held-out example's prediction (`intent_predictions`), and the benchmark's
     `instances` (benchmark_instances, once per benchmark hash; every per-query row must name one
     of them). `outcome` is an EvalOutcome (or any object with per_query, aggregates and params).
@@ -681,6 +764,7 @@ def record_run(con: duckdb.DuckDBPyConnection, *, outcome, run_meta: RunMeta, in
     _unique(query_rows, ("system", "setting", "instance_id"), "per-query results")
     _unique(aggregate_rows, ("system", "setting"), "aggregates")
     _unique(slice_rows, ("system", "setting", "slice"), "slice aggregates")
+    intervals, tests = getattr(outcome, "intervals", None) or [], getattr(outcome, "tests", None) or []
     intent_rows = _intent_rows(intent, lineage, run_id, intent_router) if intent is not None else []
     prediction_rows = _prediction_rows(intent_predictions or [], lineage, run_id, intent_router)
     _unique(prediction_rows, ("example_id",), "intent predictions")
@@ -713,6 +797,8 @@ def record_run(con: duckdb.DuckDBPyConnection, *, outcome, run_meta: RunMeta, in
         insert_rows(con, "eval_query_results", query_rows)
         insert_rows(con, "eval_aggregates", aggregate_rows)
         insert_rows(con, "eval_slice_aggregates", slice_rows)
+        insert_rows(con, "eval_intervals", [{"run_id": run_id, **lineage, **r} for r in intervals])
+        insert_rows(con, "eval_tests", [{"run_id": run_id, **lineage, **r} for r in tests])
         insert_rows(con, "intent_eval", intent_rows)
         insert_rows(con, "intent_predictions", prediction_rows)
         if benchmark_rows is not None:
@@ -880,3 +966,41 @@ def benchmark_frame(con: duckdb.DuckDBPyConnection, benchmark_hash: str) -> pl.D
         return pl.DataFrame()
     return con.sql("SELECT * FROM benchmark_instances WHERE benchmark_hash = ? ORDER BY instance_id",
                    params=[benchmark_hash]).pl()
+
+
+def intervals_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
+    """The 95% intervals of a run (eval/stats.py), one row per system x setting x slice x metric;
+    empty for runs recorded before intervals existed."""
+    columns = [(c, c) for c in ("system", "setting", "slice", "metric", "value", "lower", "upper", "instances",
+                                "texts", "too_small")]
+    return _select(con, "eval_intervals", columns, run_id, "setting, system, slice, metric")
+
+
+def tests_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
+    """The paired tests of a run against its baselines (eval/stats.py); empty before they existed."""
+    columns = [(c, c) for c in ("setting", "slice", "metric", "system", "baseline", "baseline_setting",
+                                "system_value", "baseline_value", "difference", "p_value", "p_holm", "significant",
+                                "family_size", "wins", "ties", "losses", "texts")]
+    return _select(con, "eval_tests", columns, run_id, "setting, metric, baseline, system")
+
+
+def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
+    """The run finished last before `run_id` on the same benchmark (by name, so a regenerated
+    benchmark still compares) and the same institution, with statistics to compare; None when none."""
+    return scalar(con, "SELECT p.run_id FROM eval_runs p, eval_runs r WHERE r.run_id = ? AND p.run_id <> r.run_id "
+                       "AND p.benchmark = r.benchmark AND p.institution IS NOT DISTINCT FROM r.institution "
+                       "AND p.finished_at < r.finished_at "
+                       "AND EXISTS (SELECT 1 FROM eval_intervals i WHERE i.run_id = p.run_id) "
+                       "ORDER BY p.finished_at DESC LIMIT 1", [run_id])
+
+
+def comparison_frame(con: duckdb.DuckDBPyConnection, before: str, after: str) -> pl.DataFrame:
+    """compare_runs(before, after) (the lakehouse's macro): every interval of both runs side by side."""
+    return con.sql("SELECT * FROM compare_runs(?, ?) ORDER BY setting, system, slice, metric",
+                   params=[before, after]).pl()
+
+
+def flipped_frame(con: duckdb.DuckDBPyConnection, before: str, after: str) -> pl.DataFrame:
+    """flipped_questions(before, after): the instances whose first-ranked source turned gold or stopped being."""
+    return con.sql("SELECT * FROM flipped_questions(?, ?) ORDER BY setting, system, instance_id",
+                   params=[before, after]).pl()

@@ -147,11 +147,13 @@ def test_the_docs_sql_runs_on_the_schema(schema):
 def test_every_documented_query_is_bounded_and_says_what_it_returns_on_the_demo():
     # a reader pastes a query into DuckDB: it must not print half a million rows, and a query that
     # returns nothing on the demo must say so, and why, instead of looking broken
-    statements = [(page.name, s) for page in _doc_pages() for s in _sql_statements(page.read_text(encoding="utf-8"))]
-    unbounded = [f"docs/{page}: {s.splitlines()[-1]}" for page, s in statements
+    pages = [*_doc_pages(), ROOT / "README.md"]
+    statements = [(page.relative_to(ROOT), s) for page in pages for s in _sql_statements(page.read_text(encoding="utf-8"))]
+    unbounded = [f"{page}: {s.splitlines()[-1]}" for page, s in statements
                  if not re.search(r"\bLIMIT\s+\d+\s*$", s, re.I)]
-    unsaid = [f"docs/{page}: {s.splitlines()[0]}" for page, s in statements
+    unsaid = [f"{page}: {s.splitlines()[0]}" for page, s in statements
               if not re.search(r"^--.*\bon the demo\b", s, re.I | re.M)]
+    assert len({page for page, _ in statements}) >= 2  # the README's queries are read too
     assert not unbounded, "end each documented query with LIMIT n:\n" + "\n".join(unbounded)
     assert not unsaid, "say in a comment what each query returns on the demo:\n" + "\n".join(unsaid)
 

@@ -103,9 +103,14 @@ def test_every_offline_system_and_setting_gives_documented_rows(offline, instanc
     for (system, setting), row in aggregates.items():
         reason = _expected_skip(system, setting)
         if reason is None:
-            # Table 1's row is over the paper's slice (the profile-dependent questions)
-            main = sum(i.get("slice") == "profile_dependent" for i in instances) or len(instances)
+            # Table 1's row is over the paper's slice (the profile-dependent questions), less those
+            # whose text states the answer: they are reported beside it
+            main = sum(i.get("slice") == "profile_dependent" and i.get("query_type") != "verification_true"
+                       for i in instances) or len(instances)
+            stated = sum(i.get("slice") == "profile_dependent" and i.get("query_type") == "verification_true"
+                         for i in instances)
             assert set(row) >= AGGREGATE_KEYS and row["skipped"] is None and row["n"] == main
+            assert stated and row["slices"]["answer_in_question"]["n"] == stated
         else:  # reported as skipped, with the reason
             assert row == {"system": system, "setting": setting, "skipped": reason}
             assert not _rows(offline, system, setting)
@@ -464,13 +469,17 @@ def test_sharded_outcomes_merge_in_the_runners_order_with_aggregates_over_every_
         return EvalOutcome(rows, [*aggregates, skipped], {"k": 10}, {"bm25/oracle": 1.0})
 
     # a part need not be contiguous: the benchmark's order puts the rows back
-    merged = merge([outcome(["a", "c"], [1, 2]), outcome(["b"], [None])], ["a", "b", "c"])
+    instances = [{"id": i, "query": q} for i, q in (("a", "same text"), ("b", "same text"), ("c", "another"))]
+    merged = merge([outcome(["a", "c"], [1, 2]), outcome(["b"], [None])], instances)
     assert [(r["system"], r["instance_id"]) for r in merged.per_query] == [
         ("bm25", "a"), ("bm25", "b"), ("bm25", "c"), ("dense", "a"), ("dense", "b"), ("dense", "c")]
     whole = runner.aggregate("bm25", "oracle", merged.per_query[:3])
     assert merged.aggregates[0] == whole and whole["n"] == 3  # over every shard's rows, not averaged
     assert merged.aggregates[2]["skipped"] == "why"
     assert merged.timings == {"bm25/oracle": 2.0} and merged.params["processes"] == 2
+    mrr = next(r for r in merged.intervals if (r["system"], r["metric"]) == ("bm25", "mrr"))
+    assert (mrr["instances"], mrr["texts"]) == (3, 2) and mrr["value"] == pytest.approx(0.5)  # every shard's rows
+    assert {(t["system"], t["baseline"]) for t in merged.tests} == {("dense", "bm25")}
 
 
 def test_the_parts_keep_each_questions_instances_together_and_balance_their_sizes():

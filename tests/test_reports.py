@@ -16,6 +16,8 @@ import polars as pl
 import pytest
 from PIL import Image
 
+from eval import stats
+
 from eval.reports import (
     CHART_FILES,
     MISSING,
@@ -364,7 +366,7 @@ def evaluation():
                                **{m: rng.random() for m in METRICS}})
             for i in range(24):
                 independent = i >= 18
-                per_query.append({"system": system, "setting": setting,
+                per_query.append({"system": system, "setting": setting, "instance_id": f"q{i}",
                                   "category": "general-only" if independent else ["졸업", "scholarship", "전과"][i % 3],
                                   "query_type": ["formal", "first_person", "yes_no"][i % 3 - 1],
                                   "slice": "profile_independent" if independent else "profile_dependent",
@@ -423,7 +425,9 @@ def test_write_report_is_deterministic_and_links_its_charts(evaluation, tmp_path
     aggregates, per_query, slices, intents, predictions = evaluation
     lineage = {"build_id": "build-42", "annotator": "rules", "embedder": "hash-256", "code_version": "abc123",
                "config_hash": "cfg9", "benchmark": "bench.jsonl", "instances": 120, "gold_from": "annotations"}
-    extra = {"slices": slices, "intents": intents, "predictions": predictions}
+    intervals, tests = stats.run_statistics(per_query.to_dicts(), {i: f"text {i}" for i in per_query["instance_id"]})
+    extra = {"slices": slices, "intents": intents, "predictions": predictions, "intervals": pl.DataFrame(intervals),
+             "tests": pl.DataFrame(tests)}
 
     first = write_report(aggregates, per_query, tmp_path / "a" / "b", "Evaluation", lineage, **extra)
     second = write_report(aggregates, per_query, tmp_path / "c", "Evaluation", dict(reversed(lineage.items())),
@@ -432,7 +436,9 @@ def test_write_report_is_deterministic_and_links_its_charts(evaluation, tmp_path
     text = first["markdown"].read_text(encoding="utf-8")
     assert text == second["markdown"].read_text(encoding="utf-8")
     assert first["markdown"] == tmp_path / "a" / "b" / "report.md"
-    assert first["table1"] == table1_markdown(aggregates) and first["table1"] in text
+    with_statistics = table1(aggregates, extra["intervals"], extra["tests"]).markdown()
+    assert first["table1"] == with_statistics != table1_markdown(aggregates) and first["table1"] in text
+    assert "MRR 95% CI" in with_statistics and "ΔMRR vs bm25" in with_statistics
     assert text.startswith("# Evaluation\n\nGold sources from: annotations (caveat: gold sources were chosen")
     for line in ("- build id: build-42", "- annotator: rules", "- embedder: hash-256", "- code version: abc123",
                  "- config hash: cfg9", "- benchmark: bench.jsonl", "- benchmark size: 120",
@@ -487,3 +493,37 @@ def test_report_tables_become_dagster_tables_and_charts_inline_images(evaluation
     chart = chart_value(written["charts"][0], "MRR per system").value
     match = re.search(r"!\[MRR per system\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", chart)
     assert match and base64.b64decode(match.group(1)) == written["charts"][0].read_bytes()
+
+
+def test_a_slice_of_too_few_question_texts_shows_its_size_and_no_figures():
+    from eval.reports import slice_table
+
+    slices = pl.DataFrame([{"system": "bm25", "setting": "oracle", "slice": name, "n": n, "mrr": 0.625,
+                            "success@1": 0.5, "success@10": 1.0, "recall@10": 1.0, "source_match": 0.75,
+                            "questions_per_query": 0.0} for name, n in (("profile_dependent", 900),
+                                                                      ("profile_independent", 6))])
+    intervals = pl.DataFrame([{"system": "bm25", "setting": "oracle", "slice": name, "metric": "mrr", "value": 0.625,
+                               "lower": 0.6, "upper": 0.65, "instances": n, "texts": texts, "too_small": texts < 30}
+                              for name, n, texts in (("profile_dependent", 900, 300), ("profile_independent", 6, 6))])
+    rows = {r["slice"]: r for r in slice_table(slices, intervals).records()}
+    assert rows["profile_dependent"]["MRR"] == 0.625 and rows["profile_dependent"]["MRR 95% CI"] == "0.600–0.650"
+    assert rows["profile_independent"]["MRR"] is None and rows["profile_independent"]["texts"] == 6
+    assert rows["profile_independent"]["evidence"] == "too small (6 texts)"
+
+
+def test_what_changed_lists_the_figures_that_left_the_previous_interval():
+    from eval.reports import changes_table
+
+    comparison = pl.DataFrame([
+        {"system": "profill", "setting": "deployment", "slice": "profile_dependent", "metric": "mrr", "before": 0.9,
+         "before_lower": 0.88, "before_upper": 0.92, "after": 0.95, "after_lower": 0.93, "after_upper": 0.97,
+         "change": 0.05, "moved": True, "too_small": False},
+        {"system": "bm25", "setting": "deployment", "slice": "profile_dependent", "metric": "mrr", "before": 0.2,
+         "before_lower": 0.18, "before_upper": 0.22, "after": 0.21, "after_lower": 0.19, "after_upper": 0.23,
+         "change": 0.01, "moved": False, "too_small": False}])
+    flipped = pl.DataFrame({"setting": ["deployment"] * 3, "system": ["profill"] * 3,
+                            "flip": ["now first", "now first", "no longer first"]})
+    table = changes_table(comparison, flipped, "run-1")
+    assert [(r["system"], r["change"]) for r in table.records()] == [("profill", "+0.050")]
+    assert "profill (deployment) 1 no longer first; profill (deployment) 2 now first" in table.markdown()
+    assert changes_table(None, None, None).markdown() == "No earlier run of this benchmark to compare with."
