@@ -2,6 +2,7 @@
 config names a truth file, the true applicability of their sources (else the build's annotations;
 docs/contracts.md §3 format), written to <warehouse>/benchmarks/qa.jsonl."""
 
+import hashlib
 from contextlib import ExitStack
 
 from dagster import AssetExecutionContext, Failure, MaterializeResult, MetadataValue
@@ -12,13 +13,17 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
 from assets.lineage import record_lineage
-from eval import benchmark, facts, line_scope, llm_benchmark, questions, store as eval_store, truth as eval_truth
+from eval import benchmark, facts, line_reader, line_scope, llm_benchmark, questions, store as eval_store
+from eval import truth as eval_truth
 from eval.benchmark_io import read_benchmark
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from assets.stage import begin, stage_asset
 
 GROUP = "evaluation"
-BENCHMARK_CODE = code_version(benchmark, facts, line_scope, questions, eval_truth, llm_benchmark)
+# the code that writes the benchmark, and the line reader's own language data (eval/reading/)
+BENCHMARK_CODE = hashlib.sha256(
+    (code_version(benchmark, facts, line_reader, line_scope, questions, eval_truth, llm_benchmark)
+     + line_reader.data_digest()).encode()).hexdigest()[:12]
 
 
 @stage_asset(GROUP, kinds={"python"}, code_version=BENCHMARK_CODE, deps=[index_build])

@@ -9,9 +9,11 @@ build's own annotations (`gold_from: annotations`), and every report says so.
 - Profiles: (first categorical attribute x cohort period) combinations x grades, the other
   attributes varied with a seeded RNG. Cohort periods are where the sources' cohort ranges change
   (curriculum revisions); only combinations that have sources of their own are used.
-- Facts (eval/facts.py): a quantity with a unit on a line of a source, named by its aspect. Whom a
-  line is for is its source's (or section's) applicability, narrowed by what the line itself says
-  ("2017~2018학번 | 136학점"; eval/line_scope.py); a line that cannot be placed is never a gold.
+- Facts (eval/facts.py): a quantity with a unit on a line of a source, named by its aspect; the
+  line, read by the evaluation's own line reader (eval/line_reader.py), is the reference answer.
+  Whom a line is for is its source's (or section's) applicability, narrowed by what the line
+  itself says ("2017~2018학번 | 136학점"; eval/line_scope.py); a line that cannot be placed is
+  never a gold.
 - Slices:
   - profile_dependent (the paper's benchmark): categories are (aspect, unit) pairs stated in
     several sources for different students; per profile and category, the gold sources are EVERY
@@ -37,7 +39,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from advisor.index import fields
 from advisor.index.store import IndexBuild
-from eval.facts import Fact, facts_of, lines_of, noun_check, without_words
+from eval.facts import Fact, facts_of, noun_check, without_words
+from eval.line_reader import lines_of
 from eval.line_scope import LineScopeReader, Scope
 from eval.questions import QUERY_TYPES, ask, names_profile, query_type_of, stating
 from eval.truth import Truth, applies, chunk_rows, limited

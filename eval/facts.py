@@ -1,10 +1,12 @@
-"""What a document states, read for the benchmark: its lines (table rows, list items, sentences,
-each with the heading and caption above it) and the facts on them (a quantity with a unit, named by
-its aspect: "전공필수 | 26학점" -> (전공필수, 26, 학점)).
+"""What a document states, read for the benchmark: the facts on its lines (a quantity with a unit,
+named by its aspect: "전공필수 | 26학점" -> (전공필수, 26, 학점)), each on the line that states it,
+which is the benchmark instance's reference answer.
 
-Deliberately its own code: the benchmark's gold lines and reference answers must not be read by
-the answerer's code (serving/answer), or the answer's keyword and ROUGE scores would be partly
-self-graded.
+The lines (table rows, list items, sentences, each with the heading and caption above it) come
+from the evaluation's own line reader (eval/line_reader.py), never from the answerer's
+(serving/answer/units.py and the advisor modules it reads structure with): the benchmark's gold
+lines and reference answers must not be cut by the code they grade, or an answer's keyword and
+ROUGE scores would be partly self-graded (tests/test_reference_independence.py).
 """
 
 from __future__ import annotations
@@ -14,16 +16,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
-SplitSentences = Callable[[str], list[str]]
+from eval.line_reader import ROW, Line, SplitSentences, lines_of
 
 # Quantities an advising answer turns on; years and dates are left out (they are what a cohort or a
 # notice is, not what a student asks for), as are bare numbers.
 FACT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*(학점|과목|학기|개월|시간|%|점|명|만\s?원|회)")
 # a table cell that is a quantity and nothing else ("134학점", "21학점 이상"; not "1학기 개강")
 _QUANTITY_ONLY = re.compile(FACT.pattern + r"\s*(?:이상|이하|미만|초과|이내|내외)?")
-_BULLET = re.compile(r"^\s*(?:[-*•·▪◦○●■□▶►]\s+|\d+[.)]\s+|\(\d+\)\s*|[①-⑳]\s*)")
-_CELL_SEPARATOR = " | "
-_SENTENCE_END = re.compile(r"[.?!。]$|[다요음함]\.?$")
 _NOISE = re.compile(r"\[[^\]]*\]|제\s*\d+\s*[조항장절]|\d{2,4}\s*[–~-]\s*\d{2,4}|\d+\s*(?:학년도|학년|학기|년|월|일|차)|\d+"
                     r"|학년도|입학생|입학자|학번|이후|이전|까지|부터|대상|[()\[\]{}<>:|·,./–~-]")
 _LEADING_PARTICLE = re.compile(r"^(?:의|및|과|와|에|을|를|은|는|이|가|도)\s+")
@@ -32,30 +31,6 @@ _QUALIFIERS = frozenset({"매", "직전", "이상", "이하", "미만", "초과"
                          "매학기", "학기당", "연간", "기준", "내외", "이내", "평점", "당", "별도", "추가", "모두", "합계",
                          "통산", "누적", "연속", "최장", "합산", "주"})
 _PARTICLE_END = re.compile(r"(?:은|는|이|가|을|를|의|로|으로|에서|에|과|와|도|만|까지)$")
-
-
-@dataclass(frozen=True)
-class Line:
-    kind: str  # "row" | "item" | "sentence"
-    text: str  # verbatim
-    heading: str  # the nearest heading above it ("" at the top)
-    caption: str  # a table's or list's caption line above it ("" when none)
-
-    @property
-    def cells(self) -> list[str]:
-        return [c.strip() for c in _BULLET.sub("", self.text, count=1).split(_CELL_SEPARATOR) if c.strip()]
-
-    @property
-    def readable(self) -> str:
-        """The line as a reference answer shows it: a row's cells "label: value" joined by commas."""
-        if self.kind == "row":
-            return ", ".join(self.cells)
-        return " ".join(_BULLET.sub("", self.text, count=1).split())
-
-    @property
-    def context(self) -> str:
-        """What the line says about whom it is for, beside itself: its caption and heading."""
-        return f"{self.heading} {self.caption}".strip()
 
 
 @dataclass(frozen=True)
@@ -75,45 +50,6 @@ class Fact:
         return f"{self.value}{self.unit}"
 
 
-def _is_row(body: str) -> bool:
-    return _CELL_SEPARATOR in body and ":" in body.split(_CELL_SEPARATOR, 1)[0]
-
-
-def lines_of(text: str, split_sentences: SplitSentences) -> list[Line]:
-    """A chunk's lines in reading order. "# " lines are headings; "- " lines items (a row when its
-    cells read "label: value | ..."); a short unterminated line right above a list is its caption;
-    other lines are prose, cut into sentences (a PDF wraps one sentence over several lines)."""
-    out: list[Line] = []
-    heading, caption, prose = "", "", []
-
-    def flush() -> None:
-        for sentence in split_sentences(" ".join(prose)) if prose else ():
-            if sentence.strip() and not sentence.strip().endswith("?"):
-                out.append(Line("sentence", sentence.strip(), heading, ""))
-        prose.clear()
-
-    raw = [line.strip() for line in text.splitlines()]
-    for i, line in enumerate(raw):
-        following = next((r for r in raw[i + 1:] if r), "")
-        if not line:
-            flush()
-            caption = ""
-        elif line.startswith("#"):
-            flush()
-            heading, caption = line.lstrip("#").strip(), ""
-        elif _BULLET.match(line):
-            flush()
-            body = _BULLET.sub("", line, count=1)
-            out.append(Line("row" if _is_row(body) else "item", line, heading, caption))
-        elif _BULLET.match(following) and len(line) <= 60 and not _SENTENCE_END.search(line):
-            flush()
-            caption = line
-        else:
-            prose.append(line)
-    flush()
-    return out
-
-
 def facts_of(text: str, split_sentences: SplitSentences, is_noun: Callable[[str], bool],
              profile_words: Sequence[str]) -> list[Fact]:
     """Every fact stated on a line of the text, whoever the line is for. A row's aspect is its
@@ -121,7 +57,7 @@ def facts_of(text: str, split_sentences: SplitSentences, is_noun: Callable[[str]
     quantity is of. `is_noun(word)`: whether a word is made of nouns only."""
     found = []
     for line in lines_of(text, split_sentences):
-        if line.kind == "row":
+        if line.kind == ROW:
             found.extend(_row_facts(line, profile_words))
         else:
             matches = quantities(line.text)
