@@ -21,7 +21,9 @@ build's own annotations (`gold_from: annotations`), and every report says so.
     asked formally, in the first person and as a yes/no check with a true or false premise
     (`verification_true` when the premise holds), never naming the profile;
   - profile_independent: facts with one answer for everyone (every statement in a source for
-    everyone), where asking the student anything is a cost;
+    everyone), and FAQ questions whose entry applies to everyone, asked in the FAQ's own words
+    (query type `faq_question`; the sites state few facts for everyone, and a slice of six
+    questions is evidence of nothing), where asking the student anything is a cost;
   - stated_profile: first-person questions where the student says their department and cohort.
 """
 
@@ -289,11 +291,39 @@ def independent_facts(sources: Sources, dependent: Iterable[Category], limit: in
     return found[:limit]
 
 
+def everyone_entries(sources: Sources, limit: int, seed: int) -> list[list[dict]]:
+    """FAQ entries whose source applies to everyone (their label limits no attribute), as the
+    groups of entries that share one question and answer (a site that prints an entry on two pages
+    has two right sources), at most `limit`, in a seeded order. A question every student asks the
+    same way, answered the same way for all: there asking anything is a cost."""
+    by_text: dict[str, dict[str, dict]] = defaultdict(dict)
+    for chunk in sources.chunks:
+        if chunk["kind"] == FAQ_KIND and "#" in chunk["doc_url"] and chunk["title"].strip() \
+                and not limited(sources.label(chunk)):
+            by_text[chunk["text"].strip()].setdefault(chunk["doc_url"], chunk)
+    groups = [list(entries.values()) for entries in by_text.values()]
+    groups.sort(key=lambda g: hashlib.sha256(f"{seed}|{min(c['doc_url'] for c in g)}".encode()).hexdigest())
+    return groups[:limit]
+
+
+def _entry_instance(index: int, entries: Sequence[dict], profile: Mapping, common: Mapping) -> dict:
+    """An FAQ question asked in the FAQ's own words (query type `faq_question`): the reference
+    answer is the entry's answer, every entry with the same question and answer is gold."""
+    first = min(entries, key=lambda c: c["doc_url"])
+    answer = first["text"].strip().split("\n\n", 1)[-1].strip()
+    return {
+        "id": f"f{index:02d}-{_digest(first['doc_url'])}-faq", "query": first["title"].strip(),
+        "query_type": "faq_question", "category": "faq", "slice": "profile_independent", "profile": dict(profile),
+        "gold_sources": sorted(c["doc_url"] for c in entries), "keywords": [], "reference_answer": answer,
+        "premise": None, "written_by": "faq", "gold_chunk_id": first["chunk_id"], "gold_lines": [], **common,
+    }
+
+
 # ----------------------------------------------------------------------------- the benchmark
 
 def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed: int = 0,
                n_categories: int = 10, combos: int = 15, grades: int = 4, independent: int = 20,
-               stated_categories: int = 3) -> tuple[list[dict], dict]:
+               stated_categories: int = 3, everyone_faq: int = 60) -> tuple[list[dict], dict]:
     """(instances, report). Instances follow docs/contracts.md §3, plus slice, premise, gold_from,
     gold_chunk_id and gold_lines (provenance)."""
     sources = Sources(build, tokenizer, truth)
@@ -352,6 +382,11 @@ def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed
                                  query_type, gold, profile, topic, rng, common)
             if not names_profile(instance["query"], profile, schema):
                 instances.append(instance)
+    for f_index, entries in enumerate(everyone_entries(sources, everyone_faq, seed)):
+        profile = people[f_index % len(people)] if people else {}
+        instance = _entry_instance(f_index, entries, profile, common)
+        if not names_profile(instance["query"], profile, schema):
+            instances.append(instance)
     names = [c.name for c in ranked]
     used = sorted({i["category"] for i in instances if i["slice"] == "profile_dependent"}, key=names.index)
     report = {"instances": len(instances), "slices": dict(Counter(i["slice"] for i in instances)),

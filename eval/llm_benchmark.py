@@ -60,12 +60,13 @@ def rewrite_with_llm(instances: Sequence[dict], build: IndexBuild, client: LLMCl
                      con: duckdb.DuckDBPyConnection) -> tuple[list[dict], CachedJSONTask, dict]:
     """(instances, the task (for its usage), report); the passages are the build's gold chunks.
     Stated-profile questions keep their template: the student's own words about who they are are
-    the point of that slice, and a rewrite would have to keep them exactly."""
+    the point of that slice, and a rewrite would have to keep them exactly. FAQ questions keep the
+    FAQ's own words (they have no fact to check a rewrite by)."""
     passages = {row["chunk_id"]: row["text"] for row in chunk_rows(build)}
     schema = build.schema
     order = {i["id"]: n for n, i in enumerate(instances)}
-    kept = [i for i in instances if i.get("slice") == "stated_profile"]
-    instances = [i for i in instances if i.get("slice") != "stated_profile"]
+    kept = [i for i in instances if _kept(i)]
+    instances = [i for i in instances if not _kept(i)]
     task = CachedJSONTask(client, con, task=TASK, prompt_version=PROMPT_VERSION, schema=SCHEMA,
                           schema_name=SCHEMA_NAME)
     requests = [[{"role": "system", "content": SYSTEM},
@@ -84,6 +85,10 @@ def rewrite_with_llm(instances: Sequence[dict], build: IndexBuild, client: LLMCl
             written.append({**instance, "query": result["question"].strip(),
                             "reference_answer": result["reference_answer"].strip(), "written_by": f"llm:{client.model}"})
     return sorted(written + kept, key=lambda i: order[i["id"]]), task, dict(outcomes)
+
+
+def _kept(instance: Mapping) -> bool:
+    return instance.get("slice") == "stated_profile" or not instance.get("keywords")
 
 
 def _type(instance: Mapping) -> str:

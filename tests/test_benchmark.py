@@ -19,7 +19,7 @@ from advisor.index.store import latest_build_dir, load_build
 from eval import benchmark, facts, questions
 from advisor.config import question_unit
 from eval.line_scope import LineScopeReader
-from eval.truth import Truth, applies, truth_file
+from eval.truth import Truth, applies, limited, truth_file
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +64,8 @@ def test_every_gold_source_truly_applies_and_states_the_answer(demo):
     for row in benchmark.chunk_rows(build):
         chunks[row["doc_url"]].append(row)
     for instance in instances:
+        if instance["query_type"] == "faq_question":
+            continue  # test_faq_questions_for_everyone_are_asked_in_the_faqs_words
         keyword = re.sub(r"\s", "", instance["keywords"][0])
         for url in instance["gold_sources"]:
             assert any(applies(truth.of_chunk(c["doc_url"], c["heading_path"]), instance["profile"], build.schema)
@@ -109,12 +111,28 @@ def test_categories_are_questions_whose_answer_depends_on_who_asks(demo):
 
 def test_profile_independent_questions_have_one_answer_for_everyone(demo):
     _, _, _, instances, _, _ = demo
-    general = [i for i in instances if i["slice"] == "profile_independent"]
+    general = [i for i in instances if i["slice"] == "profile_independent" and i["query_type"] != "faq_question"]
     answers = defaultdict(set)
     for instance in general:
         answers[instance["category"]].add(instance["keywords"][0])
     assert general and all(len(a) == 1 for a in answers.values())
     assert len({json.dumps(i["profile"], sort_keys=True) for i in general}) > 1  # asked by different students
+
+
+def test_faq_questions_for_everyone_are_asked_in_the_faqs_words(demo):
+    # the sites state few facts for everyone: FAQ entries that apply to everyone make the
+    # profile-independent slice large enough to be evidence (30 distinct question texts)
+    _, build, _, instances, _, truth = demo
+    entries = [i for i in instances if i["query_type"] == "faq_question"]
+    chunks = {row["doc_url"]: row for row in benchmark.chunk_rows(build)}
+    assert len({i["query"] for i in instances if i["slice"] == "profile_independent"}) >= 30
+    for instance in entries:
+        assert instance["slice"] == "profile_independent" and not instance["keywords"]
+        for url in instance["gold_sources"]:
+            chunk = chunks[url]
+            assert "#" in url and chunk["title"] == instance["query"]
+            assert not limited(truth.of_chunk(url, chunk["heading_path"]))  # for every student
+            assert instance["reference_answer"] in chunk["text"]
 
 
 def test_questions_never_name_the_profile_except_where_the_student_states_it(demo):
@@ -267,7 +285,8 @@ def test_an_llm_rewrites_questions_and_answers_and_every_rewrite_is_checked(demo
         else:
             assert after["written_by"] == f"llm:{client.model}" and after["query"] != before["query"]
             assert not questions.names_profile(after["query"], after["profile"], build.schema)
-    assert all(i["written_by"] == "template" for i in instances)  # the offline benchmark says so too
+    # the offline benchmark says so too (an FAQ question is the FAQ's own words)
+    assert all(i["written_by"] == ("faq" if i["query_type"] == "faq_question" else "template") for i in instances)
 
 
 def test_a_row_of_cohort_columns_is_one_fact_per_cohort():
@@ -297,7 +316,7 @@ def test_the_same_synthesis_on_an_institution_unlike_the_demo(business_warehouse
     chunks = defaultdict(list)
     for row in benchmark.chunk_rows(build):
         chunks[row["doc_url"]].append(row)
-    for instance in instances[::7]:
+    for instance in [i for i in instances if i["keywords"]][::7]:  # FAQ questions have no keyword
         keyword = re.sub(r"\s", "", instance["keywords"][0])
         for url in instance["gold_sources"]:
             assert any(applies(truth.of_chunk(c["doc_url"], c["heading_path"]), instance["profile"], build.schema)
