@@ -114,30 +114,34 @@ def _is_numeric(column) -> bool:
 
 
 def table_html(table: ReportTable) -> str:
-    """A ReportTable as a full-width HTML table with its notes under it. The first column's value
-    is faded where it repeats the row above (a setting's rows read as one group)."""
+    """A ReportTable as a full-width HTML table with its notes under it. When the first column's
+    value runs over several rows (a setting's systems), each run reads as one group: a line above
+    it, the repeated value faded."""
     if not table.rows:
         return f'<p class="empty">{_e(table.empty)}</p>'
     shown = [c for c in table.columns if c.markdown]
     head = "".join(f'<th{_class(["num"] if _is_numeric(c) else [])}>{_e(c.name)}</th>' for c in shown)
-    body, previous = [], None
-    for row in table.rows:
-        cells = []
-        for i, column in enumerate(shown):
-            text = column.cell(row)
-            classes = ["num"] if _is_numeric(column) else []
-            if text == MISSING:
-                classes.append("missing")
-            if i == 0 and text == previous:
-                classes.append("same")
-            cells.append(f'<td{_class(classes)}>{_e(text)}</td>')
-        first = shown[0].cell(row) if shown else None
-        row_class = ' class="group"' if previous is not None and first != previous else ""
-        body.append(f"<tr{row_class}>{''.join(cells)}</tr>")
-        previous = first
+    firsts = [shown[0].cell(row) if shown else None for row in table.rows]
+    grouped = any(a == b for a, b in zip(firsts, firsts[1:]))
+    body = []
+    for index, row in enumerate(table.rows):
+        repeats = grouped and index > 0 and firsts[index] == firsts[index - 1]
+        cells = "".join(_cell_html(column, row, faded=repeats and i == 0) for i, column in enumerate(shown))
+        starts_group = grouped and index > 0 and not repeats
+        body.append(f"<tr{_class(['group'] if starts_group else [])}>{cells}</tr>")
     notes = "".join(f'<p class="note">{_e(note)}</p>' for note in table.notes)
     return (f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f"</div>{notes}")
+
+
+def _cell_html(column, row: Mapping, faded: bool) -> str:
+    text = column.cell(row)
+    classes = ["num"] if _is_numeric(column) else []
+    if text == MISSING:
+        classes.append("missing")
+    if faded:
+        classes.append("same")
+    return f"<td{_class(classes)}>{_e(text)}</td>"
 
 
 def _class(classes: Sequence[str]) -> str:

@@ -166,6 +166,15 @@ def test_any_report_table_renders_with_all_its_shown_columns_and_notes():
     assert "no LLM" not in page  # a records-only column is said in the notes, as in the Markdown
 
 
+def test_rows_sharing_their_first_value_read_as_groups_and_other_tables_stay_plain():
+    columns = (Column("setting", "setting", "text"), Column("system", "system", "text"))
+    grouped = table_html(ReportTable(columns, tuple({"setting": t, "system": s} for t in ("deployment", "oracle")
+                                                    for s in ("bm25", "profill"))))
+    assert grouped.count('class="same"') == 2 and grouped.count('<tr class="group">') == 1
+    plain = table_html(ReportTable(columns[1:], ({"system": "bm25"}, {"system": "profill"})))
+    assert 'class="same"' not in plain and 'class="group"' not in plain
+
+
 def test_the_changes_table_is_shown_when_given():
     changes = ReportTable((Column("system", "system", "text"), Column("Δ MRR", "delta")),
                           ({"system": "profill", "delta": 0.0123},), notes=("Against run r0.",))
