@@ -18,13 +18,12 @@ from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
 from eval import registry
 from eval import store as eval_store
-from eval.store import aggregates_frame, evaluation_code_version, intent_frame, per_query_frame
+from eval.store import aggregates_frame, evaluation_code_version, intent_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from assets.stage import begin, stage_asset
 
 GROUP = "evaluation"
 BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
-REPORTS_DIR = "reports"
 # No LLM needed: what the pipeline evaluates by default (LLM systems and judges cost money per run).
 OFFLINE_SYSTEMS = registry.OFFLINE
 SETTINGS = registry.SETTINGS
@@ -33,8 +32,9 @@ EVALUATION_CODE = evaluation_code_version()
 _ROOT = Path(__file__).resolve().parent.parent
 REPORT_CODE = hashlib.sha256(b"".join(
     (_ROOT / name).read_bytes() for name in ("eval/reports.py", "eval/report_data.py", "eval/report_tables.py",
-                                             "eval/report_charts.py", "eval/provenance.py", "eval/label_gap.py",
-                                             "assets/report_metadata.py", "assets/evaluation.py"))).hexdigest()[:12]
+                                             "eval/report_charts.py", "eval/report_html.py", "eval/run_report.py",
+                                             "eval/provenance.py", "eval/label_gap.py", "assets/report_metadata.py",
+                                             "assets/evaluation.py"))).hexdigest()[:12]
 
 
 class EvaluationConfig(Config):
@@ -124,13 +124,13 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
 @stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation])
 def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
                       warehouse: WarehouseResource) -> MaterializeResult:
-    """The report of the latest evaluation run: Table 1, the ablations, answer quality, the benchmark slices, MRR by
-    category and query type, URAG's answer tiers, intent routing (tables on this page), and the charts (each a
-    `chart_*` entry: its [Show Markdown] shows the picture), also under `<warehouse>/reports/<run_id>/`."""
-    from assets.report_metadata import chart_value, table_value
+    """The report of the latest evaluation run as one self-contained page, `report.html` (Table 1, the ablations,
+    answer quality, the benchmark slices, MRR by category and query type, URAG's answer tiers, intent routing, the
+    charts and every question's results per system), beside report.md and the PNG charts under
+    `<warehouse>/reports/<run_id>/`. This page links it (`report_html`, `report_link`) and shows Table 1."""
     from eval.provenance import gold_note
-    from eval.label_gap import gap_report, gap_table
-    from eval.reports import SETTING_ORDER, write_report
+    from eval.reports import table1_caption
+    from eval.run_report import write_run_report
 
     institution_config, started = begin(context, institution)
     with warehouse.connect() as con:
@@ -143,54 +143,32 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
             if skipped is None:
                 raise Failure("no evaluation has been materialized yet: materialize evaluation first")
             return MaterializeResult(metadata={"skipped": f"no evaluation run to report: {skipped}"})
-        run = eval_store.run_info(con, run_id)
-        lineage = {**{k: run[k] for k in eval_store.LINEAGE_FIELDS}, "instances": run["instances"], "run_id": run_id,
-                   "finished_at": run["finished_at"], "llm_model": run["llm_model"] or "none (offline)",
-                   "gold_from": run.get("gold_from")}
-        intents = intent_frame(con, run_id)
-        pairs, accuracy = eval_store.label_gap_inputs(con, run_id)
-        label_gap = gap_report({setting: gap_table(*pairs[setting], list(institution_config.profile))
-                                for setting in SETTING_ORDER if setting in pairs}, accuracy)
-        written = write_report(aggregates_frame(con, run_id), per_query_frame(con, run_id),
-                               warehouse.root / REPORTS_DIR / run_id, f"Evaluation of {institution_config.institution}",
-                               lineage, slices=eval_store.slice_aggregates_frame(con, run_id), intents=intents,
-                               predictions=eval_store.intent_predictions_frame(con, run_id), label_gap=label_gap,
-                               intervals=eval_store.intervals_frame(con, run_id),
-                               tests=eval_store.tests_frame(con, run_id), changes=_changes(con, run_id))
+        written = write_run_report(con, warehouse.root, run_id, title=f"Evaluation of {institution_config.institution}",
+                                   profile_attributes=list(institution_config.profile))
+        run, intents = written["run"], intent_frame(con, run_id)
         # the intent table's footnote, as numbers the UI can also plot across runs
         intent_scores = {} if not intents.height else {
             "intent_accuracy": float(intents["accuracy"][0]), "intent_macro_f1": float(intents["macro_f1"][0]),
             "intent_examples": int(intents["n"][0])}
-        metadata = {"eval_run_id": run_id, "report_path": str(written["markdown"]),
+        metadata = {"eval_run_id": run_id, "report_html": str(written["html"]), "report_path": str(written["markdown"]),
                     "charts": [str(p) for p in written["charts"]], "gold_from": run.get("gold_from") or "unknown"}
         record_lineage(context, con, institution_config, asset="evaluation_report", started_at=started,
-                       code_version=REPORT_CODE, row_count=len(written["charts"]) + 1,
+                       code_version=REPORT_CODE, row_count=len(written["charts"]) + 2,
                        counts={}, metadata=metadata)
-    # Tables first (drawn inline on the asset page), then the charts, then the whole report.
+        caption = table1_caption(aggregates_frame(con, run_id), run.get("gold_from"))
+    # The page people read is report.html: the UI's metadata column squeezes tables and clips pictures, so this
+    # page only links it, with Table 1 as Markdown (its [Show Markdown] dialog is as wide as the table).
     note = gold_note(run.get("gold_from"))
     return MaterializeResult(metadata={
         "eval_run_id": run_id,
+        "report_html": MetadataValue.path(str(written["html"])),
+        "report_link": MetadataValue.url(written["html"].resolve().as_uri()),
         "gold_from": run.get("gold_from") or "unknown",
         **({"gold_note": note} if note else {}),
         **intent_scores,
-        **{name: table_value(table) for name, table in written["tables"].items() if table.rows},
-        **{f"chart_{path.stem}": chart_value(path, caption)
-           for path, caption in zip(written["charts"], written["captions"])},
-        "report": MetadataValue.md(written["body"]),  # the charts are the entries above, not file links
+        "table1": MetadataValue.md(f"{written['table1']}\n\n{caption}"),
         "report_path": MetadataValue.path(str(written["markdown"])),
     })
-
-
-def _changes(con, run_id: str):
-    """The report's "What changed since the previous run" table (the lakehouse's compare_runs and
-    flipped_questions against the run before this one on the same benchmark)."""
-    from eval.reports import changes_table
-
-    previous = eval_store.previous_run(con, run_id)
-    if previous is None:
-        return changes_table(None, None, None)
-    return changes_table(eval_store.comparison_frame(con, previous, run_id),
-                         eval_store.flipped_frame(con, previous, run_id), previous)
 
 
 def intent_markdown(intents) -> str:

@@ -327,6 +327,13 @@ def fleet_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def report(args: argparse.Namespace) -> int:
+    """`advisor report`: cli/report.py."""
+    from cli.report import report as report_command
+
+    return report_command(args, _warehouse(args.warehouse))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="advisor", description="Profile-aware academic-advising assistant.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -389,6 +396,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ask a running `advisor serve` at URL (http://host:port) instead of starting the "
                         "engine here: well under a second (default: $ADVISOR_SERVER, else start the engine)")
     a.set_defaults(func=ask)
+
+    r = sub.add_parser("report", help="the path of an evaluation run's HTML report (rendered if missing); "
+                                      "--open shows it in the browser")
+    r.add_argument("--run-id", help="the evaluation run (default: the latest one in the lakehouse)")
+    r.add_argument("--open", action="store_true", help="open the report in the default web browser")
+    r.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
+    r.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    r.set_defaults(func=report)
 
     f = sub.add_parser("fleet", help="many institutions: compare every warehouse under a fleet root")
     fleet_sub = f.add_subparsers(dest="fleet_command", required=True)

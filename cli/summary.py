@@ -64,7 +64,11 @@ def _print_table1(warehouse: Path, run_id: str, report: dict) -> None:
     console.print(f"\n[bold]Table 1[/bold] (evaluation run {run_id}; SQL: eval_aggregates, eval_query_results)")
     print(table1_markdown(aggregates))  # plain Markdown, pasteable
     print("\n" + table1_caption(aggregates, gold_from))
-    if report.get("report_path"):
+    if report.get("report_html"):
+        console.print(f"report with the ablations, slices, breakdowns, charts and every question: "
+                      f"{report['report_html']} (`advisor report --open`; Markdown: {report['report_path']})",
+                      highlight=False, soft_wrap=True)  # paths whole, never folded
+    elif report.get("report_path"):
         console.print(f"report with the ablations, slices, breakdowns and charts: {report['report_path']}",
                       highlight=False)
 

@@ -2,8 +2,9 @@
 charts (docs/method.md §A).
 
 Pure: polars frames in, tables (eval/report_tables.py: Markdown and typed records from one model),
-text and PNG files out; no Dagster, no DuckDB, so an asset, the CLI, the README generator and a
-notebook all render the same report. Inputs (eval/store.py gives them):
+text, PNG and HTML files out (report.html: eval/report_html.py); no Dagster, no DuckDB, so an
+asset, the CLI, the README generator and a notebook all render the same report. Inputs
+(eval/store.py gives them):
 
 - `aggregates`: one row per (system, setting[, embedder]) with the `advisor eval --out` fields
   (docs/contracts.md §1): n, mrr, recall@1/5/10/50 (TREC recall), success@1/5/10/50, rouge_l,
@@ -37,7 +38,8 @@ from pathlib import Path
 
 import polars as pl
 from eval import registry, stats
-from eval.provenance import gold_line
+from eval.provenance import gold_line, gold_note
+from eval.report_html import NO_CHANGES, HtmlReport, drilldown_data, render_html
 from eval.report_data import (CHART_FILES, MAIN_SLICE, SETTING_ORDER, SLICE_ORDER,
                               SYSTEM_ORDER, UNSLICED, _aggregate_rows, _ascii_labels, _breakdown_cells,
                               _embedder_name, _has_embedders, _ordered, _rank_in, _require_frame, _row_order,
@@ -444,7 +446,7 @@ def changes_table(comparison: pl.DataFrame | None, flipped: pl.DataFrame | None,
                Column("before 95% CI", "before_ci", "text", right=True), Column("now", "after"),
                Column("change", "change_text", "text", right=True))
     if previous is None or comparison is None:
-        return ReportTable(columns, (), empty="No earlier run of this benchmark to compare with.")
+        return ReportTable(columns, (), empty=NO_CHANGES)
     moved = [r for r in comparison.to_dicts() if r["moved"] and not r["too_small"]]
     rows = sorted(({**r, "before_ci": _interval_text(r["before_lower"], r["before_upper"]),
                     "change_text": _fmt_delta(r["change"])} for r in moved),
@@ -547,14 +549,19 @@ def _lineage_value(value: object) -> str:
     return str(value).replace("\n", " ")
 
 
-def _lineage_lines(lineage: Mapping) -> list[str]:
+def _lineage_pairs(lineage: Mapping) -> list[tuple[str, str]]:
+    """(label, value) of every lineage field: the known ones in LINEAGE_FIELDS order, then the rest."""
     if not isinstance(lineage, Mapping):
         raise TypeError(f"lineage must be a dict, got {type(lineage).__name__}")
     values = {LINEAGE_ALIASES.get(str(k), str(k)): v for k, v in lineage.items()}
     known = [key for key, _ in LINEAGE_FIELDS]
-    lines = [f"- {label}: {_lineage_value(values.get(key))}" for key, label in LINEAGE_FIELDS]
-    lines += [f"- {key.replace('_', ' ')}: {_lineage_value(values[key])}" for key in sorted(values) if key not in known]
-    return lines
+    pairs = [(label, _lineage_value(values.get(key))) for key, label in LINEAGE_FIELDS]
+    pairs += [(key.replace("_", " "), _lineage_value(values[key])) for key in sorted(values) if key not in known]
+    return pairs
+
+
+def _lineage_lines(lineage: Mapping) -> list[str]:
+    return [f"- {label}: {value}" for label, value in _lineage_pairs(lineage)]
 
 
 def _chart_key(per_query: pl.DataFrame) -> list[str]:
@@ -576,11 +583,17 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
                  lineage: dict, *, slices: pl.DataFrame | None = None, intents: pl.DataFrame | None = None,
                  predictions: pl.DataFrame | None = None, label_gap: ReportTable | None = None,
                  intervals: pl.DataFrame | None = None, tests: pl.DataFrame | None = None,
-                 changes: ReportTable | None = None) -> dict:
-    """Writes `report.md` and the charts into `directory` (created if needed) and returns
-    {"markdown": Path, "body": str (report.md without its charts section, whose images are files),
-    "charts": [Path], "captions": [str], "table1": str, "tables": {name: ReportTable}} for an
-    asset's metadata. The Markdown has the title, where the gold came from
+                 benchmark: pl.DataFrame | None = None, chunks: Mapping[str, tuple[str, str]] | None = None,
+                 changes: ReportTable | None = None, drilldown_setting: str = registry.DEPLOYMENT) -> dict:
+    """Writes `report.md`, the charts and `report.html` into `directory` (created if needed) and
+    returns {"markdown": Path, "html": Path, "body": str (report.md without its charts section,
+    whose images are files), "charts": [Path], "captions": [str], "table1": str, "tables": {name:
+    ReportTable}} for an asset's metadata. report.html (eval/report_html.py) is the same report
+    as one self-contained page, plus a drill-down per benchmark question in `drilldown_setting`,
+    which needs the run's `benchmark` instances (eval.store.benchmark_frame) and, for the cited
+    passages, `chunks` (chunk id -> (document URL, text)). `intervals` and `tests` (eval/store.py
+    intervals_frame, tests_frame) add the 95% intervals and the paired tests; `changes`: what
+    changed since the previous run (changes_table; None: not compared). The Markdown has the title, where the gold came from
     (lineage["gold_from"], with the caveat for "annotations"), the lineage lines, Table 1, the
     ablations, answer quality, the slices, the breakdowns by category and query type, URAG's
     tiers, intent routing, and the charts linked by relative path. Same inputs, same bytes: no
@@ -590,8 +603,6 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
     lineage_lines = _lineage_lines(lineage)
     gold = gold_line(lineage.get("gold_from"))
     tables = report_tables(aggregates, per_query, slices, intents, predictions, intervals=intervals, tests=tests)
-    if changes is not None:
-        tables["changes"] = changes
     if label_gap is not None:
         tables["label_gap"] = label_gap
     main_rows, main = main_slice_rows(per_query)
@@ -632,5 +643,12 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
     body = "\n\n".join(sections) + "\n"
     markdown_path = directory / "report.md"
     markdown_path.write_text(body + "\n## Charts\n\n" + "\n\n".join(chart_lines) + "\n", encoding="utf-8")
-    return {"markdown": markdown_path, "body": body, "charts": chart_paths, "captions": list(CHART_CAPTIONS),
-            "table1": table1_text, "tables": tables}
+    page = HtmlReport(title=title.strip(), gold=gold, lineage=_lineage_pairs(lineage), tables=tables, over=over,
+                      table1_caption=table1_caption(aggregates, lineage.get("gold_from")),
+                      charts=list(zip(chart_paths, CHART_CAPTIONS)), chart_key=[line[2:] for line in key],
+                      changes=changes, caveat=gold_note(lineage.get("gold_from")) is not None,
+                      drilldown=drilldown_data(per_query, benchmark, chunks, drilldown_setting))
+    html_path = directory / "report.html"
+    html_path.write_text(render_html(page), encoding="utf-8")
+    return {"markdown": markdown_path, "html": html_path, "body": body, "charts": chart_paths,
+            "captions": list(CHART_CAPTIONS), "table1": table1_text, "tables": tables}

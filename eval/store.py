@@ -522,6 +522,7 @@ _CODE_PATHS = ("eval", "serving", "advisor/retrieval", "advisor/faq", "advisor/i
 _NOT_RESULT_CODE = ("eval/store.py", "eval/outfile.py", "eval/reports.py", "eval/report_data.py",
                     "eval/report_tables.py", "eval/report_charts.py", "eval/readme_results.py", "eval/provenance.py",
                     "eval/fleet.py",  # compares stored runs across institutions; produces none
+                    "eval/report_html.py", "eval/run_report.py",  # render a stored run's report page
                     "serving/api/", "serving/web/",
                     "eval/dialogue/")  # the dialogue benchmark: its own runs, its own code version
 

@@ -2,15 +2,13 @@
 frames: table layout and rounding, "–" for what was not computed, skipped systems footnoted (and in
 a column of the typed records), ablation deltas, per-query breakdowns over the main slice, the
 slice, tier and intent tables, gold provenance, valid 1200x700 PNGs, a deterministic report.md, and
-the same tables as Dagster metadata (assets/report_metadata.py)."""
+the same tables as Dagster metadata (assets/report_metadata.py). report.html: tests/test_report_html.py."""
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import random
-import re
 
 import polars as pl
 import pytest
@@ -468,13 +466,15 @@ def test_write_report_rejects_an_empty_title_and_non_dict_lineage(evaluation, tm
         write_report(aggregates, per_query, tmp_path, "Evaluation", ["build-1"])
 
 
-# --- the same tables and charts as Dagster metadata ------------------------------------------
+# --- the same tables as Dagster metadata -------------------------------------------------------
 
 
-def test_report_tables_become_dagster_tables_and_charts_inline_images(evaluation, tmp_path):
+def test_report_tables_become_dagster_tables(evaluation, tmp_path):
+    """(The charts are no longer metadata entries: the evaluation_report asset links report.html,
+    which has them inline; tests/test_report_html.py.)"""
     from dagster import TableMetadataValue
 
-    from assets.report_metadata import chart_value, table_value
+    from assets.report_metadata import table_value
 
     aggregates, per_query, slices, intents, predictions = evaluation
     written = write_report(aggregates, per_query, tmp_path, "Evaluation", {}, slices=slices, intents=intents,
@@ -489,10 +489,6 @@ def test_report_tables_become_dagster_tables_and_charts_inline_images(evaluation
     profill = next(r for r in records if r["system"] == "profill" and r["setting"] == "deployment")
     source = aggregates.filter((pl.col("system") == "profill") & (pl.col("setting") == "deployment")).row(0, named=True)
     assert profill["MRR"] == round(source["mrr"], 3) and profill["s/q"] == round(source["seconds_per_query"], 2)
-
-    chart = chart_value(written["charts"][0], "MRR per system").value
-    match = re.search(r"!\[MRR per system\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", chart)
-    assert match and base64.b64decode(match.group(1)) == written["charts"][0].read_bytes()
 
 
 def test_a_slice_of_too_few_question_texts_shows_its_size_and_no_figures():
@@ -526,4 +522,4 @@ def test_what_changed_lists_the_figures_that_left_the_previous_interval():
     table = changes_table(comparison, flipped, "run-1")
     assert [(r["system"], r["change"]) for r in table.records()] == [("profill", "+0.050")]
     assert "profill (deployment) 1 no longer first; profill (deployment) 2 now first" in table.markdown()
-    assert changes_table(None, None, None).markdown() == "No earlier run of this benchmark to compare with."
+    assert changes_table(None, None, None).markdown() == "No previous run of this benchmark to compare with."
