@@ -23,7 +23,7 @@ import duckdb
 from advisor import environment
 from advisor.lakehouse import LAKEHOUSE_FILE
 from eval import store
-from eval.reports import table1_caption, table1_markdown
+from eval.reports import table1, table1_caption
 
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 COMMAND = ".venv/bin/python -m eval.readme_results"
@@ -71,7 +71,8 @@ def chosen_run(con: duckdb.DuckDBPyConnection, benchmark: str | None = None) -> 
 
 
 def section(con: duckdb.DuckDBPyConnection, run: dict) -> str:
-    """One institution's results: heading, stamp, Table 1 and its caption."""
+    """One institution's results: heading, stamp, Table 1 (with MRR's 95% interval and the paired
+    tests against the baselines when the run has them) and its caption."""
     aggregates = store.aggregates_frame(con, run["run_id"])
     backend = f"LLM {run['llm_model']}" if run.get("llm_model") else "offline"
     ran = [r for r in aggregates.to_dicts() if r.get("skipped") is None and r.get("n")]
@@ -83,7 +84,7 @@ def section(con: duckdb.DuckDBPyConnection, run: dict) -> str:
     return "\n\n".join([
         f"### Results on {institution} ({backend}: {run.get('annotator')} annotator, {run.get('embedder')} embedder)",
         stamp,
-        table1_markdown(aggregates),
+        table1(aggregates, store.intervals_frame(con, run["run_id"]), store.tests_frame(con, run["run_id"])).markdown(),
         table1_caption(aggregates, run.get("gold_from")),
     ])
 
