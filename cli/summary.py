@@ -55,14 +55,15 @@ def print_run_summary(result, warehouse: Path, seconds: float) -> None:
 def _print_table1(warehouse: Path, run_id: str, report: dict) -> None:
     """The paper's Table 1 layout for the run the evaluation asset stands for, last: it is what
     `make demo` is for. Under it: which instances it is over and where the gold came from."""
-    from eval.reports import table1_caption, table1_markdown
-    from eval.store import aggregates_frame, run_info
+    from eval.reports import table1, table1_caption
+    from eval.store import aggregates_frame, intervals_frame, run_info, tests_frame
 
     with connect(warehouse) as con:
         aggregates = aggregates_frame(con, run_id)
         gold_from = run_info(con, run_id).get("gold_from")
-    console.print(f"\n[bold]Table 1[/bold] (evaluation run {run_id}; SQL: eval_aggregates, eval_query_results)")
-    print(table1_markdown(aggregates))  # plain Markdown, pasteable
+        table = table1(aggregates, intervals_frame(con, run_id), tests_frame(con, run_id))
+    console.print(f"\n[bold]Table 1[/bold] (evaluation run {run_id}; SQL: eval_aggregates, eval_intervals, eval_tests)")
+    print(table.markdown())  # plain Markdown, pasteable
     print("\n" + table1_caption(aggregates, gold_from))
     if report.get("report_html"):
         console.print(f"report with the ablations, slices, breakdowns, charts and every question: "
