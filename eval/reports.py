@@ -228,16 +228,17 @@ def _with_statistics(table: ReportTable, intervals: pl.DataFrame, tests: pl.Data
     paired = {} if tests is None else {(r["system"], r["setting"], r["baseline"]): r
                                        for r in tests.filter(pl.col("metric") == "mrr").to_dicts()}
     baselines = [b for b in stats.BASELINES if any(key[2] == b for key in paired)]
-    rows = []
+    rows, used = [], []
     for row in table.rows:
         bound = bounds.get((row["system"], row["setting"], row.get("slice")))
+        used += [bound] if bound else []
         rows.append({**row, "mrr_ci": _interval_text(bound and bound["lower"], bound and bound["upper"]),
                      **{f"vs {b}": _difference_text(paired.get((row["system"], row["setting"], b))) for b in baselines}})
     added = [Column("MRR 95% CI", "mrr_ci", "text", right=True),
              *(Column(f"ΔMRR vs {b}", f"vs {b}", "text", right=True) for b in baselines)]
     at = next(i for i, c in enumerate(table.columns) if c.key == "mrr") + 1
     columns = (*table.columns[:at], *added, *table.columns[at:])
-    texts = sorted({r["texts"] for r in bounds.values()})
+    texts = sorted({r["texts"] for r in used}) or [0]
     over = f"{texts[0]}" if len(texts) == 1 else f"{texts[0]}–{texts[-1]}"
     note = (f"MRR 95% CI: a bootstrap over the {over} distinct question texts (one text is asked under many "
             "profiles, so texts, not instances, are resampled). ΔMRR: the system's MRR minus the baseline's on the "
