@@ -342,20 +342,28 @@ def slice_table(slices: pl.DataFrame | None, intervals: pl.DataFrame | None = No
     if intervals is not None and not intervals.is_empty():
         bounds = {(r["system"], r["setting"], r["slice"]): r
                   for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
-        rows = [_slice_evidence(row, bounds.get((row["system"], row["setting"], row["slice"]))) for row in rows]
+        judged = {(r["system"], r["setting"], r["slice"]): r["value"]
+                  for r in intervals.filter(pl.col("metric") == JUDGED).to_dicts()}
+        rows = [_slice_evidence({**row, "judged": judged.get(key)}, bounds.get(key))
+                for row in rows for key in [(row["system"], row["setting"], row["slice"])]]
         columns[4:4] = [Column("texts", "texts", "int"), Column("MRR 95% CI", "mrr_ci", "text", right=True)]
-        columns.append(Column("evidence", "evidence", "text"))
+        columns += [Column(JUDGED.capitalize(), "judged"), Column("evidence", "evidence", "text")]
         notes = [f"{MISSING} = not computed, or the slice has fewer than {stats.MIN_TEXTS} distinct question texts: "
-                 "too small to be evidence of anything (its figures stay in eval_slice_aggregates)."]
+                 "too small to be evidence of anything (its figures stay in eval_slice_aggregates).",
+                 f"{JUDGED.capitalize()}: the share of the top {stats.JUDGED_K} sources some instance of the same "
+                 "question names as gold; the rest are unjudged, so a low share says the gold is incomplete there."]
     table = ReportTable(tuple(columns), tuple(rows))
     return ReportTable(table.columns, table.rows, tuple(notes) if table.has_missing() else (), table.empty)
+
+
+JUDGED = f"judged@{stats.JUDGED_K}"
 
 
 def _slice_evidence(row: Mapping, bound: Mapping | None) -> dict:
     if bound is None:
         return dict(row)
     if bound["too_small"]:
-        figures = {key: None for _, key, decimals in SLICE_COLUMNS if decimals}
+        figures = {key: None for _, key, decimals in SLICE_COLUMNS if decimals} | {"judged": None}
         return {**row, **figures, "texts": bound["texts"], "evidence": f"too small ({bound['texts']} texts)"}
     return {**row, "texts": bound["texts"], "mrr_ci": _interval_text(bound["lower"], bound["upper"])}
 

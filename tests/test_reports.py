@@ -498,13 +498,15 @@ def test_a_slice_of_too_few_question_texts_shows_its_size_and_no_figures():
                             "success@1": 0.5, "success@10": 1.0, "recall@10": 1.0, "source_match": 0.75,
                             "questions_per_query": 0.0} for name, n in (("profile_dependent", 900),
                                                                       ("profile_independent", 6))])
-    intervals = pl.DataFrame([{"system": "bm25", "setting": "oracle", "slice": name, "metric": "mrr", "value": 0.625,
+    intervals = pl.DataFrame([{"system": "bm25", "setting": "oracle", "slice": name, "metric": metric, "value": 0.625,
                                "lower": 0.6, "upper": 0.65, "instances": n, "texts": texts, "too_small": texts < 30}
-                              for name, n, texts in (("profile_dependent", 900, 300), ("profile_independent", 6, 6))])
+                              for name, n, texts in (("profile_dependent", 900, 300), ("profile_independent", 6, 6))
+                              for metric in ("mrr", "judged@10")])
     rows = {r["slice"]: r for r in slice_table(slices, intervals).records()}
     assert rows["profile_dependent"]["MRR"] == 0.625 and rows["profile_dependent"]["MRR 95% CI"] == "0.600–0.650"
     assert rows["profile_independent"]["MRR"] is None and rows["profile_independent"]["texts"] == 6
     assert rows["profile_independent"]["evidence"] == "too small (6 texts)"
+    assert rows["profile_dependent"]["Judged@10"] == 0.625 and rows["profile_independent"]["Judged@10"] is None
 
 
 def test_what_changed_lists_the_figures_that_left_the_previous_interval():
