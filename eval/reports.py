@@ -224,7 +224,8 @@ def _difference_text(test: Mapping | None) -> str | None:
 def _with_statistics(table: ReportTable, intervals: pl.DataFrame, tests: pl.DataFrame | None) -> ReportTable:
     """Table 1 with "MRR 95% CI" and "ΔMRR vs <baseline>" columns after MRR, and the note saying
     how both were computed."""
-    bounds = {(r["system"], r["setting"], r["slice"]): r for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
+    bounds = {(r["system"], r["setting"], r["slice"]): r
+              for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
     paired = {} if tests is None else {(r["system"], r["setting"], r["baseline"]): r
                                        for r in tests.filter(pl.col("metric") == "mrr").to_dicts()}
     baselines = [b for b in stats.BASELINES if any(key[2] == b for key in paired)]
@@ -232,8 +233,8 @@ def _with_statistics(table: ReportTable, intervals: pl.DataFrame, tests: pl.Data
     for row in table.rows:
         bound = bounds.get((row["system"], row["setting"], row.get("slice")))
         used += [bound] if bound else []
-        rows.append({**row, "mrr_ci": _interval_text(bound and bound["lower"], bound and bound["upper"]),
-                     **{f"vs {b}": _difference_text(paired.get((row["system"], row["setting"], b))) for b in baselines}})
+        versus = {f"vs {b}": _difference_text(paired.get((row["system"], row["setting"], b))) for b in baselines}
+        rows.append({**row, "mrr_ci": _interval_text(bound and bound["lower"], bound and bound["upper"]), **versus})
     added = [Column("MRR 95% CI", "mrr_ci", "text", right=True),
              *(Column(f"ΔMRR vs {b}", f"vs {b}", "text", right=True) for b in baselines)]
     at = next(i for i, c in enumerate(table.columns) if c.key == "mrr") + 1
@@ -343,20 +344,17 @@ def slice_table(slices: pl.DataFrame | None, intervals: pl.DataFrame | None = No
         bounds = {(r["system"], r["setting"], r["slice"]): r
                   for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
         judged = {(r["system"], r["setting"], r["slice"]): r["value"]
-                  for r in intervals.filter(pl.col("metric") == JUDGED).to_dicts()}
+                  for r in intervals.filter(pl.col("metric") == stats.JUDGED).to_dicts()}
         rows = [_slice_evidence({**row, "judged": judged.get(key)}, bounds.get(key))
                 for row in rows for key in [(row["system"], row["setting"], row["slice"])]]
         columns[4:4] = [Column("texts", "texts", "int"), Column("MRR 95% CI", "mrr_ci", "text", right=True)]
-        columns += [Column(JUDGED.capitalize(), "judged"), Column("evidence", "evidence", "text")]
+        columns += [Column(stats.JUDGED.capitalize(), "judged"), Column("evidence", "evidence", "text")]
         notes = [f"{MISSING} = not computed, or the slice has fewer than {stats.MIN_TEXTS} distinct question texts: "
                  "too small to be evidence of anything (its figures stay in eval_slice_aggregates).",
-                 f"{JUDGED.capitalize()}: the share of the top {stats.JUDGED_K} sources some instance of the same "
-                 "question names as gold; the rest are unjudged, so a low share says the gold is incomplete there."]
+                 f"{stats.JUDGED.capitalize()}: the share of the top {stats.JUDGED_K} sources some instance of the "
+                 "same question names as gold; the rest are unjudged, so a low share says the gold is incomplete there."]
     table = ReportTable(tuple(columns), tuple(rows))
     return ReportTable(table.columns, table.rows, tuple(notes) if table.has_missing() else (), table.empty)
-
-
-JUDGED = f"judged@{stats.JUDGED_K}"
 
 
 def _slice_evidence(row: Mapping, bound: Mapping | None) -> dict:
@@ -602,7 +600,8 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
     which needs the run's `benchmark` instances (eval.store.benchmark_frame) and, for the cited
     passages, `chunks` (chunk id -> (document URL, text)). `intervals` and `tests` (eval/store.py
     intervals_frame, tests_frame) add the 95% intervals and the paired tests; `changes`: what
-    changed since the previous run (changes_table; None: not compared). The Markdown has the title, where the gold came from
+    changed since the previous run (changes_table; None: not compared). The Markdown has the
+    title, where the gold came from
     (lineage["gold_from"], with the caveat for "annotations"), the lineage lines, Table 1, the
     ablations, answer quality, the slices, the breakdowns by category and query type, URAG's
     tiers, intent routing, and the charts linked by relative path. Same inputs, same bytes: no

@@ -43,7 +43,7 @@ __all__ = [
     "INTERVAL_METRICS",
     "MIN_TEXTS",
     "TEST_METRICS",
-    "Family",
+    "JUDGED",
     "cluster_bootstrap",
     "holm",
     "instance_scores",
@@ -59,8 +59,8 @@ ALPHA = 0.05  # after Holm's correction
 SEED = 26  # fixed: the same rows give the same figures
 MIN_TEXTS = 30  # a slice with fewer distinct question texts is marked too small to mean anything
 JUDGED_K = 10
-INTERVAL_METRICS = ("mrr", "success@1", "success@10", "recall@10", "source_match", "rouge_l", "keyword_match",
-                    f"judged@{JUDGED_K}")
+JUDGED = f"judged@{JUDGED_K}"
+INTERVAL_METRICS = ("mrr", "success@1", "success@10", "recall@10", "source_match", "rouge_l", "keyword_match", JUDGED)
 TEST_METRICS = ("mrr", "success@10")
 BASELINES = ("bm25", "hybrid")  # every other system of a setting is compared with each
 BOOTSTRAP_METHOD = "cluster bootstrap over distinct question texts, percentile"
@@ -85,7 +85,7 @@ def instance_scores(row: Mapping, judged: "JudgedPool | None" = None) -> dict[st
             scores["recall@10"] = metrics.query_recall(list(row["gold_ranks"]), len(golds), 10)
         if judged is not None:
             top = list(dict.fromkeys(row.get("retrieved_urls") or []))[:JUDGED_K]
-            scores[f"judged@{JUDGED_K}"] = sum(map(judged.judges, top)) / len(top) if top else None
+            scores[JUDGED] = sum(map(judged.judges, top)) / len(top) if top else None
     for key in ("source_match", "rouge_l", "keyword_match"):
         value = row.get(key)
         scores[key] = None if value is None else float(value)
@@ -176,15 +176,6 @@ def win_tie_loss(system: Sequence[float], baseline: Sequence[float], tie: float 
 
 
 # --- one run -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Family:
-    """The comparisons Holm corrects together: one setting, one metric, every system against every
-    baseline."""
-
-    setting: str
-    metric: str
 
 
 def _per_text_sums(scores: Mapping[str, float], texts: Mapping[str, str]) -> dict[str, tuple[float, int]]:

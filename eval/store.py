@@ -205,7 +205,7 @@ CREATE TABLE IF NOT EXISTS eval_intervals (   -- eval/stats.py: how sure each fi
     system               VARCHAR NOT NULL,
     setting              VARCHAR NOT NULL,
     slice                VARCHAR NOT NULL,
-    metric               VARCHAR NOT NULL,  -- mrr | success@1 | success@10 | recall@10 | source_match | rouge_l | keyword_match | judged@10
+    metric               VARCHAR NOT NULL,  -- eval.stats.INTERVAL_METRICS: mrr, success@1, … judged@10
     value                DOUBLE NOT NULL,   -- the mean over the slice's instances (as eval_slice_aggregates)
     lower                DOUBLE NOT NULL,   -- the interval, `level` two-sided
     upper                DOUBLE NOT NULL,
