@@ -258,6 +258,16 @@ def test_malformed_bodies_get_a_4xx_json_error(serve, body, status, field):
     assert_error(response, status, field)
 
 
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])
+def test_a_body_not_sent_as_json_is_415_json(serve, content_type):
+    client = serve()
+    response = client.post("/v1/chat", content=b'{"message": "hi"}', headers={"content-type": content_type})
+    assert assert_error(response, 415, None)["code"] == "unsupported_media_type"
+    # JSON under its other names is still read
+    for json_type in ("application/json; charset=utf-8", "application/merge-patch+json"):
+        assert client.post("/v1/chat", content=b'{"message": 5}', headers={"content-type": json_type}).status_code == 422
+
+
 def test_bad_profile_answers_name_the_field(serve):
     client = serve()
     sid = client.post("/v1/chat", json={"message": NEEDS_PROFILE}).json()["session_id"]

@@ -257,12 +257,16 @@ def _install_error_handlers(app: FastAPI) -> None:
         return api_error_response(exc)
 
     @app.exception_handler(RequestValidationError)
-    async def on_invalid_request(_request, exc: RequestValidationError) -> JSONResponse:
+    async def on_invalid_request(request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         first = errors[0] if errors else {}
         if first.get("type") == "json_invalid":
             return error_response(400, "malformed_json", "the request body is not valid JSON")
         field, problems = _field_and_problems(errors)
+        if field is None and not _is_json(request.headers.get("content-type")):
+            # a body sent as text, a form or nothing named: the usual answer is 415, not a schema error
+            return error_response(415, "unsupported_media_type",
+                                  "send the request body as JSON (Content-Type: application/json)")
         kind = first.get("type", "")
         if kind == "extra_forbidden":
             message = f"unknown field `{field}`"
@@ -282,6 +286,15 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def on_unexpected(_request, exc: Exception) -> JSONResponse:
         log.error("unexpected error: %s", _where(exc))
         return error_response(500, "internal_error", "internal error")
+
+
+def _is_json(content_type: str | None) -> bool:
+    """application/json or a +json type, parameters aside; no Content-Type at all is let through
+    to the schema check (a client that sends JSON without saying so gets the schema's answer)."""
+    if not content_type:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
 
 
 __all__ = ["create_app", "ServingSettings", "AdvisorHolder", "ErrorBody"]

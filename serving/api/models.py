@@ -142,6 +142,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": text} for code, text in {
         404: "unknown, expired or forgotten session",
         413: "request body too large",
+        415: "the body is not sent as JSON (Content-Type: application/json)",
         422: "invalid request (the `field` names what was wrong)",
         429: "too many requests from this client (see Retry-After)",
         500: "the engine failed",
