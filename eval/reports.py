@@ -221,11 +221,15 @@ def _difference_text(test: Mapping | None) -> str | None:
     return _fmt_delta(test["difference"]) + ("*" if test["significant"] else "")
 
 
+def _intervals_of(intervals: pl.DataFrame, metric: str) -> dict[tuple[str, str, str], dict]:
+    """(system, setting, slice) -> the eval_intervals row of `metric`."""
+    return {(r["system"], r["setting"], r["slice"]): r for r in intervals.filter(pl.col("metric") == metric).to_dicts()}
+
+
 def _with_statistics(table: ReportTable, intervals: pl.DataFrame, tests: pl.DataFrame | None) -> ReportTable:
     """Table 1 with "MRR 95% CI" and "ΔMRR vs <baseline>" columns after MRR, and the note saying
     how both were computed."""
-    bounds = {(r["system"], r["setting"], r["slice"]): r
-              for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
+    bounds = _intervals_of(intervals, "mrr")
     paired = {} if tests is None else {(r["system"], r["setting"], r["baseline"]): r
                                        for r in tests.filter(pl.col("metric") == "mrr").to_dicts()}
     baselines = [b for b in stats.BASELINES if any(key[2] == b for key in paired)]
@@ -341,18 +345,16 @@ def slice_table(slices: pl.DataFrame | None, intervals: pl.DataFrame | None = No
     rows = sorted(slices.to_dicts(), key=lambda r: (*_row_order(r)[:2], _rank_in(SLICE_ORDER, r["slice"])))
     notes = [f"{MISSING} = not computed."]
     if intervals is not None and not intervals.is_empty():
-        bounds = {(r["system"], r["setting"], r["slice"]): r
-                  for r in intervals.filter(pl.col("metric") == "mrr").to_dicts()}
-        judged = {(r["system"], r["setting"], r["slice"]): r["value"]
-                  for r in intervals.filter(pl.col("metric") == stats.JUDGED).to_dicts()}
-        rows = [_slice_evidence({**row, "judged": judged.get(key)}, bounds.get(key))
+        bounds, judged = _intervals_of(intervals, "mrr"), _intervals_of(intervals, stats.JUDGED)
+        rows = [_slice_evidence({**row, "judged": judged.get(key, {}).get("value")}, bounds.get(key))
                 for row in rows for key in [(row["system"], row["setting"], row["slice"])]]
         columns[4:4] = [Column("texts", "texts", "int"), Column("MRR 95% CI", "mrr_ci", "text", right=True)]
         columns += [Column(stats.JUDGED.capitalize(), "judged"), Column("evidence", "evidence", "text")]
         notes = [f"{MISSING} = not computed, or the slice has fewer than {stats.MIN_TEXTS} distinct question texts: "
                  "too small to be evidence of anything (its figures stay in eval_slice_aggregates).",
                  f"{stats.JUDGED.capitalize()}: the share of the top {stats.JUDGED_K} sources some instance of the "
-                 "same question names as gold; the rest are unjudged, so a low share says the gold is incomplete there."]
+                 "same question names as gold; the rest are unjudged, so a low share says the gold is incomplete "
+                 "there."]
     table = ReportTable(tuple(columns), tuple(rows))
     return ReportTable(table.columns, table.rows, tuple(notes) if table.has_missing() else (), table.empty)
 

@@ -76,10 +76,8 @@ def _label_gap(con: duckdb.DuckDBPyConnection, run_id: str, attributes: Sequence
 
 def run_changes(con: duckdb.DuckDBPyConnection, run_id: str) -> ReportTable:
     """"What changed since the previous run": the lakehouse's compare_runs and flipped_questions
-    against the run before this one on the same benchmark (none in a lakehouse from before the
-    statistics, or opened read-only before it was migrated)."""
-    present = _tables(con)
-    previous = eval_store.previous_run(con, run_id) if "eval_intervals" in present else None
+    against the run before this one on the same benchmark (eval.store.previous_run)."""
+    previous = eval_store.previous_run(con, run_id)
     if previous is None:
         return changes_table(None, None, None)
     return changes_table(eval_store.comparison_frame(con, previous, run_id),

@@ -36,7 +36,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from eval import metrics
+from eval import metrics, registry
 
 __all__ = [
     "BASELINES",
@@ -219,18 +219,17 @@ def _paired(system: Mapping[str, float], baseline: Mapping[str, float], texts: M
     each text's summed difference, so its statistic is the instance-weighted mean difference the
     table reports (a text asked under 15 profiles weighs 15); wins / ties / losses are per text."""
     paired = [i for i in system if i in baseline]
-    ours, theirs = _per_text_sums({i: system[i] for i in paired}, texts), _per_text_sums(
-        {i: baseline[i] for i in paired}, texts)
-    order = sorted(ours)
-    sums = np.array([ours[t][0] - theirs[t][0] for t in order])
-    counts = np.array([ours[t][1] for t in order], dtype=float)
-    wins, ties, losses = win_tie_loss(sums / counts, np.zeros(len(order)))
+    by_text = _per_text_sums({i: system[i] - baseline[i] for i in paired}, texts)
+    order = sorted(by_text)  # a fixed order: the seeded sign flips pair with the same texts in every run
+    sums = np.array([by_text[t][0] for t in order])
+    counts = np.array([by_text[t][1] for t in order], dtype=float)
+    wins, ties, losses = win_tie_loss(sums / counts, np.zeros(len(by_text)))
     system_value = sum(system[i] for i in paired) / len(paired)
     baseline_value = sum(baseline[i] for i in paired) / len(paired)
     return {"system_value": system_value, "baseline_value": baseline_value,
             "difference": system_value - baseline_value,
-            "p_value": paired_randomization(sums * len(order) / len(paired)),  # mean = sum of sums / instances
-            "wins": wins, "ties": ties, "losses": losses, "instances": len(paired), "texts": len(order),
+            "p_value": paired_randomization(sums * len(by_text) / len(paired)),  # mean = sum of sums / instances
+            "wins": wins, "ties": ties, "losses": losses, "instances": len(paired), "texts": len(by_text),
             "permutations": PERMUTATIONS, "method": TEST_METHOD}
 
 
@@ -248,9 +247,9 @@ def _tests(scored: Sequence[tuple[Mapping, str, dict]], texts: Mapping[str, str]
         for metric in TEST_METRICS:
             family = []
             for baseline in BASELINES:
-                baseline_setting = setting if (baseline, setting, metric) in scores else "deployment"
+                baseline_setting = setting if (baseline, setting, metric) in scores else registry.DEPLOYMENT
                 reference = scores.get((baseline, baseline_setting, metric))
-                for (system, system_setting, system_metric), values in list(scores.items()):
+                for (system, system_setting, system_metric), values in scores.items():
                     if (reference and (system_setting, system_metric) == (setting, metric)
                             and not _mirrored(system, baseline) and any(i in reference for i in values)):
                         family.append({"setting": setting, "slice": main, "metric": metric, "system": system,

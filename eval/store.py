@@ -987,7 +987,10 @@ def tests_frame(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
 
 def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
     """The run finished last before `run_id` on the same benchmark (by name, so a regenerated
-    benchmark still compares) and the same institution, with statistics to compare; None when none."""
+    benchmark still compares) and the same institution, with statistics to compare; None when none
+    (also in a lakehouse from before the statistics, opened read-only before it was migrated)."""
+    if "eval_intervals" not in _columns(con):
+        return None
     return scalar(con, "SELECT p.run_id FROM eval_runs p, eval_runs r WHERE r.run_id = ? AND p.run_id <> r.run_id "
                        "AND p.benchmark = r.benchmark AND p.institution IS NOT DISTINCT FROM r.institution "
                        "AND p.finished_at < r.finished_at "
