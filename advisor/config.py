@@ -257,6 +257,20 @@ def question_unit(question: str) -> str:
 Attribute = Annotated[CategoricalAttribute | RangeAttribute, Field(discriminator="type")]
 
 
+# sections that only `advisor serve` reads: changing them must not make the pipeline rebuild
+SERVING_ONLY = {"usage"}
+
+
+class UsageSettings(_Strict):
+    """What `advisor serve` keeps for the advising office under `<warehouse>/usage/` (advisor/usage):
+    the anonymized question log (scrubbed text, language, tier, score, method, hour; never a profile
+    value, session id or address) and the answers' feedback. Serving settings: they change nothing
+    the pipeline builds, so they are not part of the config's fingerprint."""
+
+    question_log: bool = True
+    retention_days: Annotated[int, Field(ge=1, le=3650)] = 90  # day folders older than this are deleted
+
+
 class InstitutionConfig(_Strict):
     institution: str
     language: str = "ko"
@@ -271,6 +285,7 @@ class InstitutionConfig(_Strict):
     retrieval: RetrievalSettings = RetrievalSettings()
     evaluation: EvaluationSettings = EvaluationSettings()
     local_site: LocalSite | None = None
+    usage: UsageSettings = UsageSettings()
 
     @field_validator("sources")
     @classmethod
@@ -303,7 +318,7 @@ class InstitutionConfig(_Strict):
 
     def fingerprint(self) -> str:
         """A stable hash of the config's content (not its file's formatting), for lineage."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        canonical = json.dumps(self.model_dump(mode="json", exclude=SERVING_ONLY), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
