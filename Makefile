@@ -77,7 +77,7 @@ serve: $(STAMP)
 ## Open the Dagster UI on the warehouse the CLI uses ($ADVISOR_WAREHOUSE, else warehouse/), with its
 ## run history (http://127.0.0.1:3000).
 ui: $(STAMP)
-	DAGSTER_HOME="$$($(BIN)/python -m cli.dagster_home)" $(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
+	$(BIN)/advisor ui --host 127.0.0.1 --port 3000
 
 ## Delete everything the pipeline generated (the lakehouse, raw bytes, run history).
 clean-warehouse:

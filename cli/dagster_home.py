@@ -47,9 +47,3 @@ def prepare_dagster_home(warehouse: Path) -> Path:
         target.write_text(text)
     os.environ["DAGSTER_HOME"] = str(home)
     return home
-
-
-if __name__ == "__main__":  # `make ui`: the Dagster home of the warehouse the CLI uses, printed
-    from advisor import environment
-
-    print(prepare_dagster_home(environment.warehouse_path()))

@@ -334,6 +334,13 @@ def report(args: argparse.Namespace) -> int:
     return report_command(args, _warehouse(args.warehouse))
 
 
+def ui(args: argparse.Namespace) -> int:
+    """`advisor ui`: cli/ui.py."""
+    from cli.ui import run_ui
+
+    return run_ui(_warehouse(args.warehouse), args.config, args.host, args.port)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="advisor", description="Profile-aware academic-advising assistant.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -385,6 +392,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "every worker and replica shares, with persistence off (default: $ADVISOR_SESSION_STORE, "
                         "else memory)")
     s.set_defaults(func=serve)
+
+    u = sub.add_parser("ui", help="the Dagster UI (webserver and daemon) over a warehouse")
+    u.add_argument("--host", default="127.0.0.1")
+    u.add_argument("--port", type=int, default=3000)
+    u.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
+    u.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
+    u.set_defaults(func=ui)
 
     a = sub.add_parser("ask", help="ask one question from the terminal")
     a.add_argument("question")

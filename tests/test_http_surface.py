@@ -275,6 +275,20 @@ def test_slow_headers_are_timed_out_and_oversized_bodies_get_a_readable_413(serv
     assert refused.value.code == 413 and json.loads(refused.value.read())["error"]["code"] == "body_too_large"
 
 
+def test_a_client_still_sending_a_huge_header_reads_the_json_431_not_a_reset(server):
+    _, port = server
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+        connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nx-big: ")
+        for _ in range(100):  # 1 MB in pieces, as a slow client sends it: refused after the first
+            connection.sendall(b"a" * 10_000)
+        connection.sendall(b"\r\n\r\n")
+        reply = b""
+        while chunk := connection.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431") and json.loads(body)["error"]["code"] == "headers_too_large"
+
+
 def test_a_lone_surrogate_is_a_422_with_headers_and_an_engine_crash_a_json_500(server, captured_logs):
     base, _ = server
     with httpx.Client(base_url=base, timeout=10) as client:

@@ -154,14 +154,35 @@ def test_a_second_materialize_on_a_held_warehouse_exits_at_once(tmp_path, monkey
     assert "already running on this warehouse" in capsys.readouterr().err
 
 
-def test_make_ui_opens_the_dagster_home_of_the_clis_warehouse(tmp_path):
-    """`make ui` asks `python -m cli.dagster_home` for DAGSTER_HOME: with ADVISOR_WAREHOUSE set,
-    the UI shows that warehouse's runs, not the demo's."""
+def test_make_ui_serves_the_clis_warehouse_without_warnings(tmp_path):
+    """`make ui` (`advisor ui`): with ADVISOR_WAREHOUSE set, the webserver and the daemon use that
+    warehouse's Dagster home (its run storage appears there), and they start without a warning a
+    user cannot act on (`dagster dev` is superseded; a dagster.yaml in the working folder)."""
+    import httpx
+
+    from tests.fake_advisor import free_port
+
     environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     environment["ADVISOR_WAREHOUSE"] = str(tmp_path / "elsewhere")
-    printed = subprocess.run([sys.executable, "-m", "cli.dagster_home"], env=environment, capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parents[1]).stdout.strip()
-    assert Path(printed) == (tmp_path / "elsewhere" / "dagster").resolve()
-    assert str(tmp_path / "elsewhere" / "dagster" / "storage") in (Path(printed) / "dagster.yaml").read_text()
-    makefile = (Path(__file__).parents[1] / "Makefile").read_text()
-    assert 'DAGSTER_HOME="$$($(BIN)/python -m cli.dagster_home)"' in makefile
+    port = free_port()
+    root = Path(__file__).parents[1]
+    ui = subprocess.Popen([str(Path(sys.executable).parent / "advisor"), "ui", "--port", str(port)], env=environment,
+                          cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/server_info", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert ui.poll() is None and time.monotonic() < deadline, "the Dagster UI did not start"
+            time.sleep(0.5)
+        home = (tmp_path / "elsewhere" / "dagster").resolve()
+        assert str(home / "storage") in (home / "dagster.yaml").read_text()
+        assert any((home / "storage").iterdir())  # the instance in use is this warehouse's
+    finally:
+        ui.send_signal(signal.SIGINT)
+        output = ui.communicate(timeout=60)[0]
+    assert "makefile" not in output and "warn" not in output.lower(), output
+    assert "ui: $(STAMP)\n\t$(BIN)/advisor ui" in (root / "Makefile").read_text()

@@ -8,6 +8,7 @@ line names only the exception type and where it was raised, never what the stude
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 import time
@@ -39,6 +40,8 @@ from serving.dialogue.engine import DialogueInputError
 log = logging.getLogger("serving.api")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+# Swagger UI (5.x: it reads OpenAPI 3.1) as the fastapi-offline package ships it
+SWAGGER_UI_DIR = Path(importlib.util.find_spec("fastapi_offline").origin).parent / "static"
 NO_BUILD = "no index build is loaded yet (run `advisor materialize`, then wait for the server to pick it up)"
 # Chunk ids are 16 hex digits (advisor/chunking/chunker.py); a little slack for other id schemes, nothing
 # that could be a path, markup or a very long string.
@@ -81,7 +84,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
                     "facts the question needs, then answers with cited sources. Profiles live in memory, "
                     "for the session only.",
         lifespan=lifespan,
-        docs_url=None, redoc_url=None,  # their pages load scripts from a CDN; /openapi.json is the contract
+        docs_url=None, redoc_url=None,  # FastAPI's pages load scripts from a CDN: ours (/docs) does not
         # FastAPI's own telemetry logs validation failures and exceptions with their messages,
         # which can quote what a student typed.
         telemetry={"logs": False},
@@ -163,7 +166,12 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     def page() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", media_type="text/html; charset=utf-8")
 
+    @app.get("/docs", include_in_schema=False)
+    def api_reference() -> FileResponse:
+        return FileResponse(WEB_DIR / "docs.html", media_type="text/html; charset=utf-8")
+
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+    app.mount("/docs/assets", StaticFiles(directory=SWAGGER_UI_DIR), name="api-reference")
 
     # Added last = runs first: the rate limit and the size limit act before any body is parsed.
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)

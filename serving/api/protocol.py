@@ -5,7 +5,8 @@ in a header) with a text/plain 400, and its default parser (httptools) takes hea
 for any time: one 64 MB header was accepted, and 1,100 slow-drip connections were held for 40 s.
 `GuardedH11Protocol` is uvicorn's h11 protocol with three changes:
 - every error it answers itself is the API's JSON error, with the security headers;
-- the request line and headers together are limited to `max_header_bytes` (431);
+- the request line and headers together are limited to `max_header_bytes` (431), and a refused
+  client still sending gets to read the answer (a lingering close) instead of a reset;
 - a client has HEADER_TIMEOUT seconds from its first byte (or from connecting) to finish its
   request line and headers (408), so slow drips cannot hold connections.
 h11 is pure Python and slower than httptools; at this API's request sizes the difference is small
@@ -25,6 +26,11 @@ from serving.api.guards import SECURITY_HEADERS, page_policy
 from serving.api.settings import ServingSettings
 
 HEADER_TIMEOUT = 10.0  # seconds for the request line and headers
+# After refusing a request, what the client is still sending is read and dropped for this long (or
+# this much) before the socket closes: closing with its bytes unread makes the kernel send a reset,
+# and a client still writing (a 1 MB header sent in pieces) loses the JSON answer with it.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 8 * 1024 * 1024
 _REASONS = {400: b"Bad Request", 408: b"Request Timeout", 414: b"URI Too Long",
             431: b"Request Header Fields Too Large"}
 
@@ -60,6 +66,11 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if getattr(self, "_linger_budget", None) is not None:  # refused: drop what still arrives
+            self._linger_budget -= len(data)
+            if self._linger_budget <= 0:
+                self.transport.close()
+            return
         waiting_for_headers = self.conn.their_state is h11.IDLE
         if waiting_for_headers:
             if self._header_timer is None:
@@ -83,9 +94,15 @@ class GuardedH11Protocol(H11Protocol):
 
     def _refuse(self, status: int, code: str, message: str) -> None:
         self._disarm_header_timer()
-        if not self.transport.is_closing():
-            self.transport.write(error_bytes(status, code, message))
+        if self.transport.is_closing():
+            return
+        self.transport.write(error_bytes(status, code, message))
+        if not self.transport.can_write_eof():
             self.transport.close()
+            return
+        self.transport.write_eof()  # the answer is complete; the client reads it while still sending
+        self._linger_budget = LINGER_BYTES
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def _arm_header_timer(self) -> None:
         self._disarm_header_timer()

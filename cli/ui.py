@@ -1,0 +1,52 @@
+"""`advisor ui` (`make ui`): the Dagster UI and its daemon over one warehouse.
+
+It starts what `dagster dev` starts (the webserver and the daemon that runs schedules, sensors and
+queued runs) itself, because `dagster dev` now warns on every start that it is superseded by `dg dev`,
+which needs a `dg` project layout this repository does not use. Both run with the warehouse's own
+Dagster home as their working folder: started from the repository root, Dagster would warn that the
+root's dagster.yaml (the template cli/dagster_home.py re-roots) is not the one in use.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from cli.dagster_home import prepare_dagster_home
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE_LOCATION = ("-m", "pipelines.definitions", "-d", str(ROOT))
+
+
+def commands(host: str, port: int) -> tuple[list[str], list[str]]:
+    """(webserver, daemon) command lines, with this interpreter's own Dagster scripts."""
+    scripts = Path(sys.executable).parent
+    return ([str(scripts / "dagster-webserver"), *CODE_LOCATION, "-h", host, "-p", str(port)],
+            [str(scripts / "dagster-daemon"), "run", *CODE_LOCATION])
+
+
+def run_ui(warehouse: Path, config: str | None, host: str, port: int) -> int:
+    """Serves until interrupted (or until the webserver stops); the daemon stops with it."""
+    home = prepare_dagster_home(warehouse)
+    environment = {**os.environ, "DAGSTER_HOME": str(home), "ADVISOR_WAREHOUSE": str(Path(warehouse).resolve())}
+    if config:
+        environment["ADVISOR_CONFIG"] = str(Path(config).resolve())
+    webserver_command, daemon_command = commands(host, port)
+    daemon = subprocess.Popen(daemon_command, cwd=home, env=environment)
+    try:
+        webserver = subprocess.Popen(webserver_command, cwd=home, env=environment)
+        try:
+            return webserver.wait()
+        except KeyboardInterrupt:
+            webserver.send_signal(signal.SIGINT)
+            return webserver.wait()
+    finally:
+        if daemon.poll() is None:
+            daemon.send_signal(signal.SIGINT)
+            try:
+                daemon.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
