@@ -609,9 +609,9 @@ def kept(page) -> dict | None:
 
 def answer_to(page, message: str):
     """Sends `message` and returns the answer it gets (the n-th answer on the page)."""
-    count = page.locator(".msg.answer:not(.pending)").count()
+    count = page.locator(".msg.answer").count()
     send(page, message)
-    answer = page.locator(".msg.answer:not(.pending)").nth(count)
+    answer = page.locator(".msg.answer").nth(count)
     answer.wait_for()
     return answer
 
@@ -663,10 +663,11 @@ def test_the_page_says_an_answer_is_coming_until_it_comes(page):
     placeholder = page.locator(PENDING)
     placeholder.wait_for()
     assert placeholder.inner_text() == "답변을 준비하고 있어요…"
+    assert page.locator(".msg.answer").count() == 0  # a placeholder, not an answer
     assert page.locator("#send").is_disabled()
     assert page.get_attribute("#log", "aria-busy") == "true"
     assert page.locator("#status").inner_text() == "답변을 준비하고 있어요…"
-    page.locator(".msg.answer:not(.pending)").wait_for()
+    page.locator(".msg.answer").wait_for()
     assert placeholder.count() == 0 and not page.locator("#send").is_disabled()
     assert page.get_attribute("#log", "aria-busy") == "false"
     assert page.evaluate("document.activeElement.id") == "message"  # ready for the next question
@@ -683,7 +684,7 @@ def test_the_conversation_survives_a_reload_with_only_what_the_page_shows(page):
     page.wait_for_selector(PENDING_QUESTION)
     page.locator(PENDING_QUESTION).first.locator("button.option").nth(1).click()  # 남캠퍼스
     page.locator(PENDING_QUESTION).first.locator("button.option.unknown").click()
-    page.locator(".msg.answer:not(.pending)").wait_for()
+    page.locator(".msg.answer").wait_for()
     session_id = exchanges[-1]["reply"]["session_id"]
     before = page.locator("#log").inner_text()
 

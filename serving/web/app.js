@@ -193,8 +193,9 @@
   }
 
   function showPending() {
+    // not an .answer: it is no answer, and whatever counts the answers must not count it
     const item = el("li", "pending");
-    const box = el("div", "msg answer pending", BUSY_TEXT);
+    const box = el("div", "msg pending", BUSY_TEXT);
     box.setAttribute("aria-hidden", "true"); // said once by the status line, not again by the log
     item.appendChild(box);
     log.appendChild(item);
