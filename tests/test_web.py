@@ -593,14 +593,24 @@ def viewport():
     return PHONE_390
 
 
-@pytest.fixture
-def page(browser, page_server, viewport):
-    """A fresh tab (its own sessionStorage) at `viewport`, on the page."""
-    context = browser.new_context(viewport=viewport, locale="ko-KR")
-    tab = context.new_page()
-    tab.goto(page_server[0] + "/")
-    yield tab
+@pytest.fixture(scope="module")
+def shared_tab(browser):
+    """One tab for these tests (a new one costs about a second on a busy machine)."""
+    context = browser.new_context(viewport=PHONE_390, locale="ko-KR")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    yield context.new_page()
     context.close()
+
+
+@pytest.fixture
+def page(shared_tab, page_server, viewport):
+    """The shared tab at `viewport`, on the page, as new: nothing kept from the test before (its
+    conversation is cleared from sessionStorage and the page loaded afresh), no routes."""
+    shared_tab.set_viewport_size(viewport)
+    shared_tab.goto(page_server[0] + "/")
+    yield shared_tab
+    shared_tab.unroute_all(behavior="ignoreErrors")
+    shared_tab.evaluate("sessionStorage.clear()")
 
 
 def kept(page) -> dict | None:
@@ -735,7 +745,6 @@ def test_new_conversation_forgets_what_was_kept(page):
 
 
 def test_copy_puts_the_answer_and_its_sources_on_the_clipboard(page):
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     answer = answer_to(page, "졸업 요건이 궁금해요")
     answer.locator("button.copy").click()
     answer.locator("button.copy", has_text="복사했어요").wait_for()
