@@ -1,6 +1,8 @@
 """The student web page in Chromium (playwright, Debian's /usr/bin/chromium; no browser download):
 the whole flow at phone width on the real engine over the demo build, and the page's own
-mechanics (don't-know answers, text-only rendering, forgetting a session) on the fake Advisor."""
+mechanics on the fake Advisor (don't-know answers, text-only rendering, forgetting a session;
+issue 27: Korean validation, the answering state, the conversation kept over a reload, copy,
+feedback, citation dates, badges) at 390 and 1280 px."""
 
 from __future__ import annotations
 
@@ -645,6 +647,8 @@ def test_an_empty_or_blank_message_is_refused_in_korean_and_nothing_is_sent(page
 
 
 def test_a_message_over_the_limit_says_how_long_it_is_and_keeps_it(page, page_server):
+    served = httpx.get(page_server[0] + "/").text
+    assert f'data-max-message-chars="{PAGE_LIMIT}"' in served and "{{" not in served  # the server's own number
     exchanges = chat_bodies(page)
     text = "가" * (PAGE_LIMIT + 34)
     send(page, text)
