@@ -850,7 +850,9 @@ def test_the_badge_never_contradicts_the_answer(page):
 @VIEWPORTS
 def test_a_long_answer_fits_the_screen_and_its_buttons_are_reachable(page, viewport):
     answer = answer_to(page, "LONG 졸업 요건 전부 알려 주세요")
-    answer.locator("button.not-helpful").click()  # the reasons open too
+    answer.locator("button.not-helpful").click()  # the reasons open too, above the input bar
+    send_feedback = answer.locator("button.send-feedback").bounding_box()
+    assert send_feedback["y"] + send_feedback["height"] <= page.locator("#composer").bounding_box()["y"] + 1
     assert no_horizontal_overflow(page)
     width = viewport["width"]
     for selector in ("button.copy", "button.helpful", "button.not-helpful", "button.send-feedback",

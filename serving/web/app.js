@@ -598,7 +598,12 @@
       const opening = reasons.hidden;
       reasons.hidden = !opening;
       no.setAttribute("aria-expanded", String(opening));
-      if (opening) reasons.querySelector("input").focus();
+      if (opening) {
+        // above the sticky input bar, not behind it
+        reasons.style.scrollMarginBottom = (form.offsetHeight + 8) + "px";
+        reasons.scrollIntoView({ block: "nearest" });
+        reasons.querySelector("input").focus({ preventScroll: true });
+      }
     });
     submit.addEventListener("click", () => {
       const picked = reasons.querySelector("input:checked");
