@@ -737,6 +737,21 @@ def test_an_expired_session_keeps_the_history_as_earlier_and_starts_anew(page, p
     assert kept(page)["sessionId"] == exchanges[-1]["reply"]["session_id"] != old
 
 
+def test_profile_answers_to_an_expired_session_are_not_lost_silently(page, page_server):
+    send(page, "졸업하려면 몇 학점 들어야 해요?")
+    page.wait_for_selector(PENDING_QUESTION)
+    httpx.delete(f"{page_server[0]}/v1/sessions/{kept(page)['sessionId']}")
+    for _ in range(2):
+        page.locator(PENDING_QUESTION).first.locator("button.option").first.click()
+    notice = page.locator(".msg.notice")
+    notice.wait_for()
+    assert "만료" in notice.inner_text() and "다시 입력해 주세요" in notice.inner_text()
+    assert page.locator("#log > li.earlier fieldset.question").count() == 2  # kept, marked, closed
+    assert page.locator("button.option:not(:disabled)").count() == 0
+    assert kept(page)["sessionId"] is None
+    answer_to(page, "졸업 요건이 궁금해요")  # the next message starts the new conversation
+
+
 def test_new_conversation_forgets_what_was_kept(page):
     answer_to(page, "안녕하세요")
     assert kept(page) is not None
