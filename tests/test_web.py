@@ -1,11 +1,14 @@
 """The student web page in Chromium (playwright, Debian's /usr/bin/chromium; no browser download):
 the whole flow at phone width on the real engine over the demo build, and the page's own
-mechanics (don't-know answers, text-only rendering, forgetting a session) on the fake Advisor."""
+mechanics on the fake Advisor (don't-know answers, text-only rendering, forgetting a session;
+issue 27: Korean validation, the answering state, the conversation kept over a reload, copy,
+feedback, citation dates, badges) at 390 and 1280 px."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,6 +17,7 @@ import polars as pl
 import pytest
 
 from serving.api import AdvisorHolder, ServingSettings, create_app
+from serving.dialogue.types import Reply
 from tests.fake_advisor import FakeAdvisor, running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -203,8 +207,9 @@ class ScriptedAdvisor(FakeAdvisor):
         return reply
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def fake_server():
+    """One server for the module's tests (its sessions are independent; a server per test cost ~1 s)."""
     holder = AdvisorHolder(lambda: ScriptedAdvisor("fake-build"))
     assert holder.refresh()
     with running_server(create_app(holder, ServingSettings(rate_per_minute=0))) as base:
@@ -232,21 +237,6 @@ def test_dont_know_sends_null_and_server_text_is_never_markup(fake_server, phone
     assert answer.query_selector(".citations a") is None  # a javascript: URL is not made a link
     assert phone.get_attribute("#log", "aria-live") == "polite"
     assert no_horizontal_overflow(phone)
-
-
-def test_an_expired_session_is_explained_and_a_new_one_starts(fake_server, phone):
-    exchanges = chat_bodies(phone)
-    phone.goto(fake_server + "/")
-    send(phone, "안녕하세요")
-    phone.wait_for_selector(".msg.answer")
-    httpx.delete(f"{fake_server}/v1/sessions/{exchanges[-1]['reply']['session_id']}")  # e.g. expired meanwhile
-
-    send(phone, "안녕하세요")
-    phone.wait_for_selector(".msg.error")
-    assert exchanges[-1]["status"] == 404
-    send(phone, "안녕하세요")
-    phone.locator(".msg.answer").nth(1).wait_for()
-    assert exchanges[-1]["request"]["session_id"] is None and exchanges[-1]["status"] == 200
 
 
 # ------------------------------------------------------------------------------- citations that open, unsent messages
@@ -527,3 +517,365 @@ def test_a_click_while_the_site_hangs_opens_the_saved_copy_after_the_timeout(cit
             assert len(phone.context.pages) == 1
     finally:
         site.close()
+
+
+# ------------------------------------------------------------------------------- issue 27: a page that holds up
+# Validation in Korean, the "answering" state, the conversation kept over a reload (sessionStorage),
+# copy and feedback per answer, dated citations, badges that agree with their answers; at phone
+# (390 px) and desktop (1280 px) widths. One server (fake engine) for all of them; the feedback
+# endpoint is mocked with page.route except in test_feedback_reaches_the_real_endpoint.
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE_390 = {"width": 390, "height": 844}
+VIEWPORTS = pytest.mark.parametrize("viewport", [PHONE_390, DESKTOP], ids=["phone-390", "desktop"])
+PAGE_LIMIT = 200  # not the default: the page must take the server's limit, not one of its own
+STORE_KEY = "advisor.conversation.v1"
+PENDING = ".msg.pending"
+DATES = [("2025-03-02", None, "2026-12-01T03:04:05+00:00"), (None, "2025-11-20", "2026-12-01T03:04:05Z"),
+         (None, None, None)]
+LONG_URL = "https://www.example.ac.kr/bbs/notice/view.do?articleNo=" + "1234567890" * 12
+
+
+@dataclasses.dataclass
+class DatedReply(Reply):
+    """An answer as issue 27's API sends it: an answer_id, citations with their own dates."""
+
+    dates: list = dataclasses.field(default_factory=list)
+
+    def as_api(self, session_id: str) -> dict:
+        body = super().as_api(session_id)
+        if body["type"] == "answer":
+            body["answer_id"] = body.get("answer_id") or uuid.uuid4().hex
+            for citation, (published, updated, fetched) in zip(body["citations"], self.dates):
+                citation.update(published_on=published, updated_on=updated, fetched_at=fetched)
+        return body
+
+
+class PageAdvisor(FakeAdvisor):
+    """Answers by key word: NOTFOUND (the honest no-answer), GENERAL (a model's general answer),
+    LONG (a long answer with long sources); else a document answer citing three dated sources."""
+
+    def _answer(self, session, message):
+        reply = super()._answer(session, message)
+        fields = {f.name: getattr(reply, f.name) for f in dataclasses.fields(Reply)}
+        korean = any("\uac00" <= c <= "\ud7a3" for c in message)
+        if "NOTFOUND" in message:
+            fields.update(tier="fallback", answer_method="fallback", citations=[],
+                          answer="등록된 자료에서 답을 찾지 못했어요. 학과 사무실에 문의해 주세요." if korean
+                          else "The material does not answer this. Please ask your department office.",
+                          disclaimer="자료에서 찾은 답이 아니에요." if korean else "Not found in the material.")
+        elif "GENERAL" in message:
+            fields.update(tier="fallback", answer_method="llm", citations=[],
+                          answer="일반적으로 휴학은 학기 시작 전에 신청해요. 학과 사무실에 꼭 확인하세요.",
+                          disclaimer="등록된 자료에 없어 일반적인 안내를 드려요. 부정확할 수 있어요.")
+        else:
+            first = reply.citations[0]
+            long = "LONG" in message
+            fields["citations"] = [
+                dataclasses.replace(first, url=LONG_URL if long else first.url + f"?n={n}",
+                                    title=("아주 긴 제목의 학사 공지사항 " * 6 if long else f"안내 문서 {n}"),
+                                    snippet=("공지 본문의 한 구절 " * 20 if long else first.snippet))
+                for n in range(1, 4)]
+            if long:
+                fields["answer"] = ("졸업 요건은 학번과 학과에 따라 달라요. " * 25) + "\n원문: " + LONG_URL
+        return DatedReply(**fields, dates=DATES)
+
+
+@pytest.fixture(scope="module")
+def page_server():
+    holder = AdvisorHolder(lambda: PageAdvisor("fake-build", slow_seconds=0.8))
+    assert holder.refresh()
+    app = create_app(holder, ServingSettings(rate_per_minute=0, max_message_chars=PAGE_LIMIT))
+    with running_server(app) as base:
+        yield base, app
+
+
+@pytest.fixture
+def viewport():
+    return PHONE_390
+
+
+@pytest.fixture(scope="module")
+def shared_tab(browser):
+    """One tab for these tests (a new one costs about a second on a busy machine)."""
+    context = browser.new_context(viewport=PHONE_390, locale="ko-KR")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def page(shared_tab, page_server, viewport):
+    """The shared tab at `viewport`, on the page, as new: nothing kept from the test before (its
+    conversation is cleared from sessionStorage and the page loaded afresh), no routes."""
+    shared_tab.set_viewport_size(viewport)
+    shared_tab.goto(page_server[0] + "/")
+    yield shared_tab
+    shared_tab.unroute_all(behavior="ignoreErrors")
+    shared_tab.evaluate("sessionStorage.clear()")
+
+
+def kept(page) -> dict | None:
+    return page.evaluate(f"JSON.parse(sessionStorage.getItem('{STORE_KEY}'))")
+
+
+def answer_to(page, message: str):
+    """Sends `message` and returns the answer it gets (the n-th answer on the page)."""
+    count = page.locator(".msg.answer").count()
+    send(page, message)
+    answer = page.locator(".msg.answer").nth(count)
+    answer.wait_for()
+    return answer
+
+
+def test_an_empty_or_blank_message_is_refused_in_korean_and_nothing_is_sent(page):
+    exchanges = chat_bodies(page)
+    box = page.locator("#message")
+    assert box.get_attribute("required") is None and box.get_attribute("maxlength") is None
+    for text in ("", "   \n\t  ", "\u3000"):
+        send(page, text)
+        error = page.locator("#message-error")
+        assert "질문을 입력해 주세요" in error.inner_text()
+        assert box.get_attribute("aria-invalid") == "true"
+        assert "message-error" in box.get_attribute("aria-describedby")
+        assert page.evaluate("document.getElementById('message').validationMessage") == ""  # no browser tooltip
+        assert page.evaluate("document.activeElement.id") == "message"
+    assert page.get_attribute("html", "lang") == "ko"
+    page.locator("#message").type("안")  # typing clears it
+    assert page.locator("#message-error").inner_text() == "" and box.get_attribute("aria-invalid") is None
+    assert len(exchanges) == 0 and page.locator("#log li").count() == 0
+
+
+def test_a_message_over_the_limit_says_how_long_it_is_and_keeps_it(page, page_server):
+    served = httpx.get(page_server[0] + "/").text
+    assert f'data-max-message-chars="{PAGE_LIMIT}"' in served and "{{" not in served  # the server's own number
+    exchanges = chat_bodies(page)
+    text = "가" * (PAGE_LIMIT + 34)
+    send(page, text)
+    error = page.locator("#message-error").inner_text()
+    assert f"{PAGE_LIMIT + 34:,}자" in error and f"{PAGE_LIMIT:,}자" in error  # how long, and the limit
+    assert page.locator("#message-count").inner_text() == f"{PAGE_LIMIT + 34:,} / {PAGE_LIMIT:,}자"
+    assert page.input_value("#message") == text  # kept whole, not cut at the limit
+    assert len(exchanges) == 0
+
+    # the server's own 422 (here: a message made too long on its way) is said in Korean beside the box
+    def lengthen(route):
+        body = json.loads(route.request.post_data)
+        route.continue_(post_data=json.dumps({**body, "message": "나" * (PAGE_LIMIT + 1)}))
+
+    page.route("**/v1/chat", lengthen)
+    send(page, "졸업 요건이 궁금해요")
+    page.wait_for_selector(".msg.mine.unsent")
+    assert exchanges[-1]["status"] == 422
+    assert page.locator("#message-error").inner_text() == f"질문이 너무 길어요. {PAGE_LIMIT:,}자 이내로 줄여 주세요."
+    assert page.input_value("#message") == "졸업 요건이 궁금해요"
+    assert page.locator(".msg.error").count() == 0 and page.locator(PENDING).count() == 0
+
+
+def test_the_page_says_an_answer_is_coming_until_it_comes(page):
+    send(page, "SLOW 수강 신청은 언제예요?")
+    placeholder = page.locator(PENDING)
+    placeholder.wait_for()
+    assert placeholder.inner_text() == "답변을 준비하고 있어요…"
+    assert page.locator(".msg.answer").count() == 0  # a placeholder, not an answer
+    assert page.locator("#send").is_disabled()
+    assert page.get_attribute("#log", "aria-busy") == "true"
+    assert page.locator("#status").inner_text() == "답변을 준비하고 있어요…"
+    page.locator(".msg.answer").wait_for()
+    assert placeholder.count() == 0 and not page.locator("#send").is_disabled()
+    assert page.get_attribute("#log", "aria-busy") == "false"
+    assert page.evaluate("document.activeElement.id") == "message"  # ready for the next question
+
+    page.route("**/v1/chat", lambda route: route.abort())  # an error removes it too
+    send(page, "다음 질문")
+    page.wait_for_selector(".msg.error")
+    assert placeholder.count() == 0 and not page.locator("#send").is_disabled()
+
+
+def test_the_conversation_survives_a_reload_with_only_what_the_page_shows(page):
+    exchanges = chat_bodies(page)
+    send(page, "졸업하려면 몇 학점 들어야 해요?")
+    page.wait_for_selector(PENDING_QUESTION)
+    page.locator(PENDING_QUESTION).first.locator("button.option").nth(1).click()  # 남캠퍼스
+    page.locator(PENDING_QUESTION).first.locator("button.option.unknown").click()
+    page.locator(".msg.answer").wait_for()
+    session_id = exchanges[-1]["reply"]["session_id"]
+    before = page.locator("#log").inner_text()
+
+    stored = kept(page)
+    assert stored["sessionId"] == session_id
+    assert "profile_used" not in json.dumps(stored)  # the page never shows it, so it is not kept
+    assert [t["kind"] for t in stored["turns"]] == ["mine", "ask", "answer"]
+    assert stored["turns"][1]["chosen"] == {"campus": 1, "year_level": 4}  # the buttons pressed, nothing else
+
+    page.reload()
+    page.locator(".msg.answer").wait_for()
+    assert page.locator("#log").inner_text() == before
+    pressed = page.locator("button.option[aria-pressed='true']")
+    assert [pressed.nth(i).inner_text() for i in range(pressed.count())] == ["남캠퍼스", "잘 모르겠어요"]
+    assert page.locator("button.option:not(:disabled)").count() == 0
+    answer_to(page, "수강 신청은 언제예요?")  # the same conversation goes on
+    assert exchanges[-1]["request"]["session_id"] == session_id and exchanges[-1]["status"] == 200
+
+
+def test_an_expired_session_keeps_the_history_as_earlier_and_starts_anew(page, page_server):
+    answer_to(page, "안녕하세요")
+    old = kept(page)["sessionId"]
+    httpx.delete(f"{page_server[0]}/v1/sessions/{old}")  # e.g. expired meanwhile
+    page.reload()
+    page.locator(".msg.answer").wait_for()
+    exchanges = chat_bodies(page)
+
+    answer_to(page, "수강 신청은 언제예요?")
+    assert [e["status"] for e in exchanges.all()[-2:]] == [404, 200]
+    assert exchanges[-1]["request"]["session_id"] is None  # sent again, in a new conversation
+    notice = page.locator(".msg.notice")
+    assert "만료" in notice.inner_text() and "새 대화" in notice.inner_text()
+    items = page.locator("#log > li")
+    classes = [items.nth(i).get_attribute("class") or "" for i in range(items.count())]
+    assert ["earlier" in c for c in classes] == [True, True, False, False, False]  # old turns, notice, new turns
+    assert kept(page)["sessionId"] == exchanges[-1]["reply"]["session_id"] != old
+
+
+def test_profile_answers_to_an_expired_session_are_not_lost_silently(page, page_server):
+    send(page, "졸업하려면 몇 학점 들어야 해요?")
+    page.wait_for_selector(PENDING_QUESTION)
+    httpx.delete(f"{page_server[0]}/v1/sessions/{kept(page)['sessionId']}")
+    for _ in range(2):
+        page.locator(PENDING_QUESTION).first.locator("button.option").first.click()
+    notice = page.locator(".msg.notice")
+    notice.wait_for()
+    assert "만료" in notice.inner_text() and "다시 입력해 주세요" in notice.inner_text()
+    assert page.locator("#log > li.earlier fieldset.question").count() == 2  # kept, marked, closed
+    assert page.locator("button.option:not(:disabled)").count() == 0
+    assert kept(page)["sessionId"] is None
+    answer_to(page, "졸업 요건이 궁금해요")  # the next message starts the new conversation
+
+
+def test_new_conversation_forgets_what_was_kept(page):
+    answer_to(page, "안녕하세요")
+    assert kept(page) is not None
+    with page.expect_response(lambda r: "/v1/sessions/" in r.url) as forgotten:
+        page.click("#new-conversation")
+    assert forgotten.value.status == 204
+    assert kept(page) is None
+    page.reload()
+    assert page.locator("#log li").count() == 0
+
+
+def test_copy_puts_the_answer_and_its_sources_on_the_clipboard(page):
+    answer = answer_to(page, "졸업 요건이 궁금해요")
+    answer.locator("button.copy").click()
+    answer.locator("button.copy", has_text="복사했어요").wait_for()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith(answer.locator(".text").inner_text()) and "안내 문서 1 http://fake.example/" in copied
+    assert "답변을 복사했어요" in page.locator("#status").inner_text()
+
+    # a browser that refuses the Clipboard API: the page copies through a selection instead
+    page.evaluate("""() => { navigator.clipboard.writeText('something else');
+                             navigator.clipboard.writeText = () => Promise.reject(new Error('denied')); }""")
+    other = answer_to(page, "휴학은 어떻게 해요?")
+    other.locator("button.copy").click()
+    other.locator("button.copy", has_text="복사했어요").wait_for()
+    assert page.evaluate("navigator.clipboard.readText()").startswith(other.locator(".text").inner_text())
+
+
+def _record_feedback(page) -> list[dict]:
+    sent: list[dict] = []
+
+    def accept(route):
+        sent.append(route.request.post_data_json)
+        route.fulfill(status=204)
+
+    page.route("**/v1/feedback", accept)
+    return sent
+
+
+def test_feedback_once_per_answer_with_an_optional_reason(page):
+    sent = _record_feedback(page)  # mocked: the endpoint's own tests are the log helper's
+    first = answer_to(page, "졸업 요건이 궁금해요")
+    first.locator("button.helpful").click()
+    first.locator(".thanks").wait_for()
+    second = answer_to(page, "휴학은 어떻게 해요?")
+    no = second.locator("button.not-helpful")
+    assert not second.locator("fieldset.reasons").is_visible()
+    no.click()
+    assert no.get_attribute("aria-expanded") == "true"
+    reasons = second.locator("fieldset.reasons label")
+    assert [reasons.nth(i).inner_text().strip() for i in range(reasons.count())] == [
+        "틀린 정보", "오래된 정보", "내 경우와 다름", "이해하기 어려움", "기타"]
+    second.get_by_label("오래된 정보").check()
+    second.locator("button.send-feedback").click()
+    second.locator(".thanks").wait_for()
+    third = answer_to(page, "장학금은요?")
+    third.locator("button.not-helpful").click()
+    third.locator("button.send-feedback").click()  # the reason is optional
+    third.locator(".thanks").wait_for()
+
+    ids = [kept(page)["turns"][i]["reply"]["answer_id"] for i in (1, 3, 5)]
+    assert sent == [{"answer_id": ids[0], "helpful": True, "reason": None},
+                    {"answer_id": ids[1], "helpful": False, "reason": "outdated"},
+                    {"answer_id": ids[2], "helpful": False, "reason": None}]
+    page.reload()  # one feedback per answer, after a reload too
+    page.locator(".msg.answer").nth(2).wait_for()
+    assert page.locator(".msg.answer button.helpful").count() == 0 and page.locator(".thanks").count() == 3
+
+
+def test_feedback_that_fails_can_be_sent_again(page):
+    page.route("**/v1/feedback", lambda route: route.fulfill(status=503, json={"error": {"code": "x", "message": "x"}}))
+    answer = answer_to(page, "졸업 요건이 궁금해요")
+    answer.locator("button.helpful").click()
+    assert "보내지 못했어요" in answer.locator(".feedback-error").inner_text()
+    assert not answer.locator("button.helpful").is_disabled()
+
+
+def test_feedback_reaches_the_real_endpoint(page, page_server):
+    base, app = page_server
+    if not any(getattr(route, "path", None) == "/v1/feedback" for route in app.routes):
+        pytest.skip("POST /v1/feedback is not in this tree yet (issue 27's log branch adds it)")
+    answer = answer_to(page, "졸업 요건이 궁금해요")
+    with page.expect_response(lambda r: r.url.endswith("/v1/feedback")) as response:
+        answer.locator("button.not-helpful").click()
+        answer.get_by_label("내 경우와 다름").check()
+        answer.locator("button.send-feedback").click()
+    assert response.value.status == 204
+    answer.locator(".thanks").wait_for()
+
+
+def test_citations_show_their_own_dates_and_when_they_were_fetched(page):
+    answer = answer_to(page, "졸업 요건이 궁금해요")
+    items = answer.locator(".citations li")
+    assert items.nth(0).locator(".dates").inner_text() == "게시 2025-03-02 · 수집 2026-12-01"
+    assert items.nth(1).locator(".dates").inner_text() == "수정 2025-11-20 · 수집 2026-12-01"
+    assert items.nth(2).locator(".dates").count() == 0  # no dates given: nothing shown
+
+
+def test_the_badge_never_contradicts_the_answer(page):
+    cases = [("NOTFOUND 기숙사 와이파이 비번", "답을 찾지 못했어요", "ko"),
+             ("GENERAL 휴학하면 군대는요?", "참고용 일반 답변", "ko"),
+             ("졸업 요건이 궁금해요", "문서에서 찾은 답변", "ko"),
+             ("NOTFOUND what is the wifi password?", "No answer found", "en")]
+    for message, badge, lang in cases:
+        answer = answer_to(page, message)
+        assert answer.locator(".tier").inner_text() == badge
+        assert answer.locator(".text").get_attribute("lang") == lang
+    assert page.locator(".msg.answer[data-method='fallback'] .tier").first.inner_text() != "참고용 일반 답변"
+
+
+@VIEWPORTS
+def test_a_long_answer_fits_the_screen_and_its_buttons_are_reachable(page, viewport):
+    answer = answer_to(page, "LONG 졸업 요건 전부 알려 주세요")
+    answer.locator("button.not-helpful").click()  # the reasons open too, above the input bar
+    send_feedback = answer.locator("button.send-feedback").bounding_box()
+    assert send_feedback["y"] + send_feedback["height"] <= page.locator("#composer").bounding_box()["y"] + 1
+    assert no_horizontal_overflow(page)
+    width = viewport["width"]
+    for selector in ("button.copy", "button.helpful", "button.not-helpful", "button.send-feedback",
+                     ".citations li:first-child .dates"):
+        target = answer.locator(selector)
+        target.scroll_into_view_if_needed()
+        box = target.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, selector
+    composer = page.locator("#composer").bounding_box()
+    send_button = page.locator("#send").bounding_box()
+    assert send_button["x"] + send_button["width"] <= width and composer["y"] + composer["height"] <= viewport["height"] + 1

@@ -21,7 +21,7 @@ from typing import Any
 from fastapi import FastAPI, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -163,8 +163,10 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
         return JSONResponse({"status": "ok", "build_id": advisor.build_id})
 
     @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(WEB_DIR / "index.html", media_type="text/html; charset=utf-8")
+    def page() -> HTMLResponse:
+        # the page checks a message's length before sending it, against this server's own limit
+        html = (WEB_DIR / "index.html").read_text(encoding="utf-8")
+        return HTMLResponse(html.replace("{{max_message_chars}}", str(settings.max_message_chars)))
 
     @app.get("/docs", include_in_schema=False)
     def api_reference() -> FileResponse:
