@@ -61,7 +61,7 @@ def _annotations(con, schema: fields.Schema, annotator: str) -> dict[str, dict]:
 # ----------------------------------------------------------------------------- source snapshots
 
 _DOCUMENTS = """
-SELECT url, title, text, source, kind, source_url, fetched_at, published_on
+SELECT url, title, text, source, kind, source_url, fetched_at, published_on, updated_on
 FROM documents WHERE url IN (SELECT unnest(?::VARCHAR[]))
 ORDER BY url
 """
@@ -69,14 +69,15 @@ ORDER BY url
 
 def source_rows_from_lakehouse(con: duckdb.DuckDBPyConnection, records: list[dict]) -> list[dict]:
     """One snapshot row per document the build's chunks come from (writer.SOURCES_SCHEMA): the cleaned
-    text as the `documents` table holds it (structure kept), where and when it was fetched, and each
-    chunk's span in that text, so a citation can open the saved copy and highlight the passage."""
+    text as the `documents` table holds it (structure kept), where and when it was fetched, the dates
+    it states (posted, updated), and each chunk's span in that text, so a citation can open the
+    saved copy, highlight the passage and say how old it is."""
     by_doc: dict[str, list[dict]] = defaultdict(list)
     for record in records:
         by_doc[record["doc_url"]].append(record)
     offsets = dict(con.execute("SELECT chunk_id, start_offset FROM chunks WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))",
                                [[r["chunk_id"] for r in records]]).fetchall())
-    columns = ["doc_url", "title", "text", "source", "kind", "source_url", "fetched_at", "published_on"]
+    columns = ["doc_url", "title", "text", "source", "kind", "source_url", "fetched_at", "published_on", "updated_on"]
     rows = []
     for values in con.execute(_DOCUMENTS, [sorted(by_doc)]).fetchall():
         row = dict(zip(columns, values))

@@ -45,7 +45,7 @@ CHUNK_SCHEMA = {
 # body in `text` (null when it could not be located), parallel to chunk_ids.
 SOURCES_SCHEMA = {
     "doc_url": pl.String, "title": pl.String, "text": pl.String, "source": pl.String, "kind": pl.String,
-    "source_url": pl.String, "fetched_at": pl.Datetime("us", "UTC"), "published_on": pl.Date,
+    "source_url": pl.String, "fetched_at": pl.Datetime("us", "UTC"), "published_on": pl.Date, "updated_on": pl.Date,
     "chunk_ids": pl.List(pl.String), "chunk_starts": pl.List(pl.Int64), "chunk_ends": pl.List(pl.Int64),
 }
 
