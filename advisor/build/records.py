@@ -5,6 +5,8 @@ never opens DuckDB)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from datetime import timedelta
 
 import duckdb
 
@@ -12,20 +14,23 @@ from advisor.index import fields
 
 _CHUNKS = """
 SELECT c.chunk_id, c.collection, c.doc_url, c.title, c.text, c.indexed_text, c.published_on, c.kind,
-       c.heading_path, c.page, t.tokens
+       c.heading_path, c.page, t.tokens, c.source
 FROM chunks c LEFT JOIN chunk_tokens t ON t.text_hash = c.text_hash AND t.tokenizer_version = ?
 ORDER BY c.collection DESC, c.doc_url, c.position
 """
 
 
 def records_from_lakehouse(con: duckdb.DuckDBPyConnection, schema: fields.Schema, annotator: str = "rules",
-                           tokenizer_version: str | None = None) -> list[dict]:
+                           tokenizer_version: str | None = None, expiry: Mapping[str, int] | None = None) -> list[dict]:
     """One record per chunk. Tokens are those of the chunk's raw text (chunk_tokens is keyed by
-    chunks.text_hash); `tokenizer_version` None: the only one stored (ambiguous -> error)."""
+    chunks.text_hash); `tokenizer_version` None: the only one stored (ambiguous -> error).
+    `expiry`: source -> its expire_after_days; a notice's record gets `expires_on` (`expires_on`)."""
     version = tokenizer_version or _only_tokenizer_version(con)
     columns = ["chunk_id", "collection", "doc_url", "title", "text", "indexed_text", "published_on", "kind",
-               "heading_path", "page", "tokens"]
+               "heading_path", "page", "tokens", "source"]
     rows = [dict(zip(columns, row)) for row in con.execute(_CHUNKS, [version]).fetchall()]
+    for row in rows:
+        row["expires_on"] = expires_on(row, expiry or {})
     missing = [r["chunk_id"] for r in rows if r["tokens"] is None]
     if missing:
         raise ValueError(f"{len(missing)} chunks have no tokens for tokenizer {version} (e.g. {missing[0]})")
@@ -33,6 +38,17 @@ def records_from_lakehouse(con: duckdb.DuckDBPyConnection, schema: fields.Schema
     for row in rows:
         row["applies_to"] = annotations.get(row["chunk_id"], {})
     return rows
+
+
+def expires_on(record: Mapping, expiry: Mapping[str, int]):
+    """The last day a notice may be cited: its posted date + its source's expire_after_days, the
+    documents stage's rule (advisor/ingest/documents.py, compute_statuses: expired once
+    published_on < today - days) carried into the build, so that serving applies it on every later
+    day too (advisor/retrieval/retriever.py). None for what never expires."""
+    days = expiry.get(record.get("source"))
+    if record.get("kind") != "notice" or not days or record.get("published_on") is None:
+        return None
+    return record["published_on"] + timedelta(days=days)
 
 
 def _only_tokenizer_version(con) -> str:

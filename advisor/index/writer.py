@@ -39,6 +39,9 @@ CHUNK_SCHEMA = {
     "title": pl.String, "text": pl.String, "indexed_text": pl.String, "published_on": pl.Date,
     "kind": pl.String, "heading_path": pl.List(pl.String), "page": pl.Int64, "applies_to": pl.String,
     "tokens": pl.List(pl.String),
+    # a notice's last citable day (published_on + its source's expire_after_days; null: never
+    # expires); retrieval leaves it out after that day. Absent in builds made before it existed.
+    "expires_on": pl.Date,
 }
 
 # One row per source document (advisor/build/records.py makes them); chunk_starts/ends: each chunk's
@@ -223,6 +226,7 @@ def _chunk_rows(records, schema) -> list[dict]:
             "kind": record.get("kind"), "heading_path": list(record.get("heading_path") or []),
             "page": record.get("page"), "applies_to": fields.applies_to_json(applies_to),
             "tokens": [t for t in record.get("tokens") or [] if t and not t.isspace()],
+            "expires_on": _as_date(record.get("expires_on")),
         })
         next_row[collection] += 1
     return rows

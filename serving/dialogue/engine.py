@@ -32,10 +32,11 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from advisor.config import InstitutionConfig
 from advisor.faq.store import FAQ_KIND
@@ -201,6 +202,17 @@ class Advisor:
             "faq_entries": len(self.faq_store) if self.faq_store is not None else 0,
             "faq_threshold": self.thresholds.get("faq_threshold"),
         }
+
+    def as_of(self) -> date:
+        """The day the build was made, in the institution's timezone (the config's today for a
+        build that does not say): the evaluation's "today", so that its results (notices' recency
+        and expiry) are the build's and do not drift with the calendar it is run on."""
+        built_at = self.build.manifest.get("built_at")
+        if not built_at:
+            return self.config.today()
+        stamp = datetime.fromisoformat(built_at)
+        stamp = stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)
+        return stamp.astimezone(ZoneInfo(self.config.timezone)).date()
 
     def sources(self) -> SourceSnapshots | None:
         """The build's saved copies of its source documents (by chunk id); None for a build written
