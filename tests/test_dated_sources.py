@@ -197,9 +197,12 @@ def test_citations_carry_the_source_s_dates_through_the_api(served):
         assert set(citation) >= {"published_on", "updated_on", "fetched_at"}
         assert citation["fetched_at"] and citation["fetched_at"][:10] <= advisor.as_of().isoformat()
     pages = [c for c in body["citations"] if "/academics/" in c["url"]]
+    assert pages  # the course-registration rules page answers it
     for citation in pages:  # the demo's academic pages state when they were last revised
         path = "/" + citation["url"].split("/", 3)[3].split("#")[0]
         assert citation["updated_on"] == last_updated(path, advisor.as_of()).isoformat()
+    documented = httpx.get(base + "/openapi.json").json()["components"]["schemas"]["CitationOut"]["properties"]
+    assert {"published_on", "updated_on", "fetched_at"} <= set(documented)
     opened = httpx.get(base + body["citations"][0]["snapshot"]).json()
     assert {k: opened[k] for k in ("published_on", "updated_on")} == {
         k: body["citations"][0][k] for k in ("published_on", "updated_on")}
@@ -212,13 +215,15 @@ def test_a_notice_expired_since_the_build_is_not_cited_while_a_fresh_one_is(serv
     oldest, newest = rows.row(0, named=True), rows.row(-1, named=True)
     assert oldest["published_on"] < later - timedelta(days=365) <= newest["published_on"]
 
-    def urls(title: str, today: date) -> list[str]:
-        return [c.doc_url for c in advisor.retrieve(title, PROFILE, soft=True, time_sensitive=True,
-                                                    today=today).chunks]
+    def ranked(title: str, today: date) -> list[str]:  # the notices' ranking, before recency
+        urls = advisor.build.collections["dynamic"].chunks["doc_url"]
+        return [urls[hit.row] for hit in advisor.retriever.rank("dynamic", title, None, limit=20, today=today)]
 
-    assert oldest["doc_url"] in urls(oldest["title"], advisor.as_of())  # current on the build's day
-    assert oldest["doc_url"] not in urls(oldest["title"], later)
-    assert newest["doc_url"] in urls(newest["title"], later)
+    assert oldest["doc_url"] in ranked(oldest["title"], advisor.as_of())  # current on the build's day
+    assert oldest["doc_url"] not in ranked(oldest["title"], later)
+    assert newest["doc_url"] in ranked(newest["title"], later)
+    assert newest["doc_url"] in [c.doc_url for c in advisor.retrieve(newest["title"], None, soft=False,
+                                                                     time_sensitive=True, today=later).chunks]
     # through the API, whose today is the config's: no citation is a notice past its expiry
     body = _chat(base, oldest["title"])
     expired_before = (later - timedelta(days=365)).isoformat()
