@@ -78,7 +78,7 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
         raise ValueError(f"dont_know_share must be in [0, 1], got {dont_know_share!r}")
     instances = _checked_instances(instances)
     hidden = {inst["id"]: hidden_profile(inst, advisor.schema) for inst in instances}
-    today = today or advisor.config.today()
+    today = today or advisor.as_of()  # the build's day: results do not drift with the calendar
     run = Run(advisor, instances, hidden, today, llm_client, optimized, tokenizer, progress, true_labels,
               dont_know_share)
     judged = judge_subset(instances, judge_limit) if llm_client is not None else set()

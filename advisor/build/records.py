@@ -5,6 +5,8 @@ never opens DuckDB)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
+from datetime import timedelta
 
 import duckdb
 
@@ -12,20 +14,23 @@ from advisor.index import fields
 
 _CHUNKS = """
 SELECT c.chunk_id, c.collection, c.doc_url, c.title, c.text, c.indexed_text, c.published_on, c.kind,
-       c.heading_path, c.page, t.tokens
+       c.heading_path, c.page, t.tokens, c.source
 FROM chunks c LEFT JOIN chunk_tokens t ON t.text_hash = c.text_hash AND t.tokenizer_version = ?
 ORDER BY c.collection DESC, c.doc_url, c.position
 """
 
 
 def records_from_lakehouse(con: duckdb.DuckDBPyConnection, schema: fields.Schema, annotator: str = "rules",
-                           tokenizer_version: str | None = None) -> list[dict]:
+                           tokenizer_version: str | None = None, expiry: Mapping[str, int] | None = None) -> list[dict]:
     """One record per chunk. Tokens are those of the chunk's raw text (chunk_tokens is keyed by
-    chunks.text_hash); `tokenizer_version` None: the only one stored (ambiguous -> error)."""
+    chunks.text_hash); `tokenizer_version` None: the only one stored (ambiguous -> error).
+    `expiry`: source -> its expire_after_days; a notice's record gets `expires_on` (`expires_on`)."""
     version = tokenizer_version or _only_tokenizer_version(con)
     columns = ["chunk_id", "collection", "doc_url", "title", "text", "indexed_text", "published_on", "kind",
-               "heading_path", "page", "tokens"]
+               "heading_path", "page", "tokens", "source"]
     rows = [dict(zip(columns, row)) for row in con.execute(_CHUNKS, [version]).fetchall()]
+    for row in rows:
+        row["expires_on"] = expires_on(row, expiry or {})
     missing = [r["chunk_id"] for r in rows if r["tokens"] is None]
     if missing:
         raise ValueError(f"{len(missing)} chunks have no tokens for tokenizer {version} (e.g. {missing[0]})")
@@ -33,6 +38,17 @@ def records_from_lakehouse(con: duckdb.DuckDBPyConnection, schema: fields.Schema
     for row in rows:
         row["applies_to"] = annotations.get(row["chunk_id"], {})
     return rows
+
+
+def expires_on(record: Mapping, expiry: Mapping[str, int]):
+    """The last day a notice may be cited: its posted date + its source's expire_after_days, the
+    documents stage's rule (advisor/ingest/documents.py, compute_statuses: expired once
+    published_on < today - days) carried into the build, so that serving applies it on every later
+    day too (advisor/retrieval/retriever.py). None for what never expires."""
+    days = expiry.get(record.get("source"))
+    if record.get("kind") != "notice" or not days or record.get("published_on") is None:
+        return None
+    return record["published_on"] + timedelta(days=days)
 
 
 def _only_tokenizer_version(con) -> str:
@@ -61,7 +77,7 @@ def _annotations(con, schema: fields.Schema, annotator: str) -> dict[str, dict]:
 # ----------------------------------------------------------------------------- source snapshots
 
 _DOCUMENTS = """
-SELECT url, title, text, source, kind, source_url, fetched_at, published_on
+SELECT url, title, text, source, kind, source_url, fetched_at, published_on, updated_on
 FROM documents WHERE url IN (SELECT unnest(?::VARCHAR[]))
 ORDER BY url
 """
@@ -69,14 +85,15 @@ ORDER BY url
 
 def source_rows_from_lakehouse(con: duckdb.DuckDBPyConnection, records: list[dict]) -> list[dict]:
     """One snapshot row per document the build's chunks come from (writer.SOURCES_SCHEMA): the cleaned
-    text as the `documents` table holds it (structure kept), where and when it was fetched, and each
-    chunk's span in that text, so a citation can open the saved copy and highlight the passage."""
+    text as the `documents` table holds it (structure kept), where and when it was fetched, the dates
+    it states (posted, updated), and each chunk's span in that text, so a citation can open the
+    saved copy, highlight the passage and say how old it is."""
     by_doc: dict[str, list[dict]] = defaultdict(list)
     for record in records:
         by_doc[record["doc_url"]].append(record)
     offsets = dict(con.execute("SELECT chunk_id, start_offset FROM chunks WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))",
                                [[r["chunk_id"] for r in records]]).fetchall())
-    columns = ["doc_url", "title", "text", "source", "kind", "source_url", "fetched_at", "published_on"]
+    columns = ["doc_url", "title", "text", "source", "kind", "source_url", "fetched_at", "published_on", "updated_on"]
     rows = []
     for values in con.execute(_DOCUMENTS, [sorted(by_doc)]).fetchall():
         row = dict(zip(columns, values))

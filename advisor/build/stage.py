@@ -44,11 +44,14 @@ class BuildOutcome:
     delta_of: str | None = None  # the build whose static side a delta build reuses (advisor/build/delta.py)
 
 
-def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, common: str) -> str:
-    """What a build depends on: if this is unchanged, so is the build. `common`: `common_fingerprint`."""
+def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, common: str,
+                      expiry: dict[str, int] | None = None) -> str:
+    """What a build depends on: if this is unchanged, so is the build. `common`: `common_fingerprint`;
+    `expiry`: the sources' expire_after_days (the chunk store's `expires_on` follows them)."""
     digest = hashlib.sha256()
     for part in (
         common,
+        json.dumps(expiry or {}, sort_keys=True),
         scalar(con, "SELECT string_agg(chunk_id || text_hash || indexed_text, '|' ORDER BY chunk_id) FROM chunks"),
         scalar(con, """SELECT string_agg(concat_ws(',', chunk_id, attribute, annotator_version, value_set::VARCHAR,
                                           range_min, range_max), '|' ORDER BY chunk_id, attribute)
@@ -68,6 +71,11 @@ def common_fingerprint(con: duckdb.DuckDBPyConnection, tokenizer_version: str, e
     parts = (enrichment, scalar(con, "SELECT any_value(dataset_version) FROM intent_examples"),
              _serving_code_version(), tokenizer_version, embedder_choice, code_version(writer, index_records, delta))
     return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()[:16]
+
+
+def expiry_days(config: InstitutionConfig) -> dict[str, int]:
+    """source -> expire_after_days, for the sources that have one."""
+    return {s.name: s.expire_after_days for s in config.sources if s.expire_after_days}
 
 
 def _serving_code_version() -> str:
@@ -123,7 +131,8 @@ def build_index(
     builds_root = layout.builds_dir(warehouse)
     common = common_fingerprint(con, tokenizer_version_for(config), embedder_choice,
                                 "llm" if enrich is not None else "off")
-    fingerprint = input_fingerprint(con, annotator, common)
+    expiry = expiry_days(config)
+    fingerprint = input_fingerprint(con, annotator, common, expiry)
     latest = _latest_fingerprint(builds_root)
     if latest is not None and latest[0] == fingerprint:
         manifest = layout.read_manifest(latest[1])
@@ -133,7 +142,7 @@ def build_index(
 
     tokenizer = tokenizer_for(config)
     records = index_records.records_from_lakehouse(con, config.profile, annotator=annotator,
-                                                    tokenizer_version=tokenizer.version)
+                                                    tokenizer_version=tokenizer.version, expiry=expiry)
     prefixes = [r["indexed_text"].split("\n", 1)[0] for r in records]
     for record, prefix in zip(records, cached_tokens(con, tokenizer, prefixes)):
         record["tokens"] = [form for form, _ in prefix] + list(record["tokens"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 
-from advisor.site_kit import markup
+from advisor.site_kit import markup, updated as stamp
 from advisor.site_kit.markup import Markup, a, join, tag
 
 SITE_NAME = "새빛대학교 경영경제대학"
@@ -55,9 +55,17 @@ def _lnb(side: SideMenu | None, current: str) -> Markup | None:
     return tag("div", tag("h2", title, class_="lnb-title"), tag("ul", Markup("\n"), *items), id="lnb")
 
 
+def _page_info(updated: datetime.date) -> Markup:
+    """The CMS's "page manager" box under the content (outside ``div.cont_area``: the cleaned text
+    does not change): the office in charge and the day the page was last revised."""
+    return tag("div", tag("span", "담당부서: 학사지원팀", class_="dept"), " | ",
+               tag("span", "최종수정일 : ", tag("em", stamp.korean(updated)), class_="date"), class_="page-manager")
+
+
 def render(path: str, title: str, crumbs: Crumbs, body: Markup, as_of: datetime.date, *,
-           side: SideMenu | None = None, lang: str = "ko") -> str:
-    """A whole page; ``body`` goes into ``div.cont_area`` under the page's title."""
+           side: SideMenu | None = None, lang: str = "ko", updated: datetime.date | None = None) -> str:
+    """A whole page; ``body`` goes into ``div.cont_area`` under the page's title; ``updated``: the
+    day the page says it was last revised (none said when None)."""
     english = lang == "en"
     site = SITE_NAME_EN if english else SITE_NAME
     head = tag("head", tag("meta", charset="utf-8"),
@@ -68,7 +76,8 @@ def render(path: str, title: str, crumbs: Crumbs, body: Markup, as_of: datetime.
                  tag("div", a("/eng/index.html", "ENG") if not english else a("/index.php", "KOR"), " ",
                      a("/admin/login.php", "관리자"), class_="util"), id="header")
     contents = tag("div", _location(crumbs, english), tag("div", tag("h2", title), class_="sub-title"),
-                   tag("div", Markup("\n"), body, class_="cont_area"), id="contents")
+                   tag("div", Markup("\n"), body, class_="cont_area"),
+                   _page_info(updated) if updated is not None else None, id="contents")
     container = tag("div", Markup("\n"), _lnb(side, path), contents, id="container")
     footer = tag("div", *(tag("p", line, class_="addr") for line in FOOTER),
                  tag("p", f"COPYRIGHT © {as_of.year} SAEBIT UNIVERSITY. ALL RIGHTS RESERVED.", class_="copy"),

@@ -13,6 +13,7 @@ from .pages import Page
 from . import policies as P
 from .wording import cohort_cell, levels, pick, status
 from advisor.site_kit.markup import a
+from advisor.site_kit.updated import last_updated
 
 SOURCE = "college-pages"
 HAKSA = ("학사안내", "/haksa/calendar.php")
@@ -34,7 +35,8 @@ def academic_year(as_of: datetime.date) -> int:
 
 def _publish(pg: Page, out: Output, as_of, slug: str, topic: str) -> None:
     label = dict(PAGES)[slug]
-    pg.publish(out, as_of, source=SOURCE, title=label, crumbs=[HAKSA, (label, None)], side=SIDE, topic=topic)
+    pg.publish(out, as_of, source=SOURCE, title=label, crumbs=[HAKSA, (label, None)], side=SIDE, topic=topic,
+               updated=last_updated(pg.path, as_of))  # 학사 pages say when they were last revised
 
 
 def calendar(out: Output, as_of: datetime.date) -> None:

@@ -34,9 +34,11 @@ class Page:
 
     def publish(self, out: Output, as_of: datetime.date, *, source: str | None, title: str, crumbs: Crumbs,
                 side: SideMenu | None = None, topic: str = "general", lang: str = "ko",
-                facts: dict[str, Any] | None = None) -> None:
-        """Render the page; record it as a document unless ``source`` is None (navigation only)."""
-        out.add_file(self.path, render(self.path, title, crumbs, join(self.parts), as_of, side=side, lang=lang))
+                facts: dict[str, Any] | None = None, updated: datetime.date | None = None) -> None:
+        """Render the page; record it as a document unless ``source`` is None (navigation only).
+        ``updated``: the day the page says it was last revised."""
+        out.add_file(self.path, render(self.path, title, crumbs, join(self.parts), as_of, side=side, lang=lang,
+                                       updated=updated))
         if source is not None:
             out.docs.append(Doc(path=self.path, source=source, kind="html", title=title, topic=topic,
                                 applies_to=self.base, sections=self.sections, lang=lang, facts=facts))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 from advisor.site_kit.markup import Markup, a, h, join, p, section, table, ul
+from advisor.site_kit.updated import last_updated
 
 from .catalog import DEPARTMENTS, FIRST_COHORT, LAST_COHORT, PERIODS, english_rule, periods_for
 from .catalog import CONVERGENCE_PROGRAM_CREDITS, GE_CREDITS, SECOND_MAJOR_CREDITS, TOTAL_CREDITS
@@ -58,10 +59,17 @@ class Page:
     def publish(self, out: Output, as_of, title: str, crumbs, topic="general", lang="ko") -> None:
         add_page(out, as_of, path=self.path, source=SOURCE, title=title, crumbs=crumbs,
                  body=join(self.parts), topic=topic, applies_to=self.base,
-                 sections=self.sections, lang=lang)
+                 sections=self.sections, lang=lang, updated=_updated(self.path, as_of))
 
 
 ACAD = ("학사안내", "/academics/")
+# the pages that say when they were last revised: the academic rules and the English guides, as a
+# real college's are (not the menus, not the about pages)
+DATED = ("/academics/", "/en/")
+
+
+def _updated(path: str, as_of: datetime.date) -> datetime.date | None:
+    return last_updated(path, as_of) if path.startswith(DATED) and path not in DATED else None
 
 
 def home(out: Output, as_of: datetime.date, latest: list[tuple[str, str, str]]) -> None:

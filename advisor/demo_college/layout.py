@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 
+from advisor.site_kit import updated as stamp
 from advisor.site_kit.markup import Markup, a, tag
 
 SITE_NAME = "한빛대학교 정보대학"
@@ -65,6 +66,15 @@ def _footer(as_of: datetime.date, english: bool) -> Markup:
     )
 
 
+def _page_info(updated: datetime.date, english: bool) -> Markup:
+    """The office and the day a page was last revised, below the content (outside ``main``, as on
+    real university sites: the cleaned text does not change)."""
+    if english:
+        return tag("div", tag("p", f"Office in charge: Academic Affairs · Last updated: {stamp.english(updated)}"),
+                   class_="page-info")
+    return tag("div", tag("p", f"담당부서: 정보대학 학사지원팀 · 최종수정일: {stamp.korean(updated)}"), class_="page-info")
+
+
 def render(
     title: str,
     crumbs: Crumbs,
@@ -72,8 +82,10 @@ def render(
     as_of: datetime.date,
     lang: str = "ko",
     heading: str | None = None,
+    updated: datetime.date | None = None,
 ) -> str:
-    """A whole page; ``body`` is the main content after the page's single <h1>."""
+    """A whole page; ``body`` is the main content after the page's single <h1>; ``updated``: the
+    day the page says it was last revised (none said when None)."""
     english = lang == "en"
     site = SITE_NAME_EN if english else SITE_NAME
     head = tag(
@@ -91,8 +103,9 @@ def render(
     )
     main = tag("main", Markup("\n"), tag("h1", heading or title), body, id="content")
     skip = tag("a", "Skip to content" if english else "본문 바로가기", href="#content", class_="skip")
+    info = _page_info(updated, english) if updated is not None else None
     page = tag("body", Markup("\n"), skip, Markup("\n"), header, _breadcrumb(crumbs, english),
-               main, _footer(as_of, english))
+               main, info, _footer(as_of, english))
     return "<!DOCTYPE html>\n" + tag("html", Markup("\n"), head, page, lang=lang)
 
 
@@ -111,6 +124,7 @@ thead th { background: #eef3f8; }
 dl.faq dt { font-weight: bold; margin-top: 1.2rem; }
 dl.faq dd { margin-left: 1.2rem; }
 .post-meta { color: #666; font-size: 0.9rem; }
+.page-info { max-width: 960px; margin: 0 auto; padding: 0 1.5rem 1rem; color: #666; font-size: 0.85rem; }
 .site-footer { background: #f4f4f4; padding: 1rem 1.5rem; font-size: 0.85rem; color: #555; }
 .footer-links { list-style: none; display: flex; gap: 1rem; padding: 0; }
 .skip { position: absolute; left: -9999px; }

@@ -25,9 +25,11 @@ def add_page(
     sections: list[Section] | None = None,
     lang: str = "ko",
     facts: dict[str, Any] | None = None,
+    updated: datetime.date | None = None,
 ) -> None:
-    """Render the page; record it as a document unless ``source`` is None (navigation only)."""
-    out.add_file(path, render(title, crumbs, body, as_of, lang=lang))
+    """Render the page; record it as a document unless ``source`` is None (navigation only).
+    ``updated``: the day the page says it was last revised."""
+    out.add_file(path, render(title, crumbs, body, as_of, lang=lang, updated=updated))
     if source is None:
         return
     if applies_to is None:

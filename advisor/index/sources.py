@@ -3,7 +3,8 @@ document it was cut from as the crawl saved it (cleaned text, original URL, fetc
 chunk's span in that text. Serving-side: polars only, no lakehouse, no build-time code.
 
 Builds written before snapshots existed have no file: `load_sources` then returns None, and the
-caller says so (the API answers 404 `no_snapshots`).
+caller says so (the API answers 404 `no_snapshots`). `load_source_dates` reads only the dates
+(posted, updated, fetched) of each chunk's document, what every citation shows, without the texts.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ class SourceSnapshot:
     source: str | None
     kind: str | None
     fetched_at: datetime | None
-    published_on: date | None
+    published_on: date | None  # when it was posted, as the page states it (a notice's date)
     chunk_start: int | None  # the chunk's body in `text`; None when it could not be located
     chunk_end: int | None
+    updated_on: date | None = None  # when it was last updated, as the page states it
 
     def as_api(self, build_id: str) -> dict:
         passage = self.text[self.chunk_start:self.chunk_end] if self.chunk_start is not None else None
@@ -37,6 +39,7 @@ class SourceSnapshot:
             "source": self.source, "kind": self.kind,
             "fetched_at": self.fetched_at.isoformat() if self.fetched_at else None,
             "published_on": self.published_on.isoformat() if self.published_on else None,
+            "updated_on": self.updated_on.isoformat() if self.updated_on else None,
             "text": self.text,
             "chunk": {"start": self.chunk_start, "end": self.chunk_end, "text": passage},
         }
@@ -68,7 +71,8 @@ class SourceSnapshots:
         doc = self._documents[position]
         return SourceSnapshot(chunk_id=chunk_id, doc_url=doc["doc_url"], title=doc.get("title"), text=doc["text"] or "",
                               source=doc.get("source"), kind=doc.get("kind"), fetched_at=doc.get("fetched_at"),
-                              published_on=doc.get("published_on"), chunk_start=start, chunk_end=end)
+                              published_on=doc.get("published_on"), chunk_start=start, chunk_end=end,
+                              updated_on=doc.get("updated_on"))  # None in builds made before it existed
 
 
 def load_sources(build_dir: Path) -> SourceSnapshots | None:
@@ -77,3 +81,37 @@ def load_sources(build_dir: Path) -> SourceSnapshots | None:
     if not path.is_file():
         return None
     return SourceSnapshots(pl.read_parquet(path))
+
+
+@dataclass(frozen=True)
+class SourceDates:
+    """A cited document's dates: as the page states them (posted, updated) and when it was fetched."""
+
+    published_on: date | None = None
+    updated_on: date | None = None
+    fetched_at: datetime | None = None
+
+    def as_api(self) -> dict:
+        return {"published_on": self.published_on.isoformat() if self.published_on else None,
+                "updated_on": self.updated_on.isoformat() if self.updated_on else None,
+                "fetched_at": self.fetched_at.isoformat() if self.fetched_at else None}
+
+
+UNKNOWN_DATES = SourceDates()
+_DATE_COLUMNS = ("fetched_at", "published_on", "updated_on")
+
+
+def load_source_dates(build_dir: Path) -> dict[str, SourceDates]:
+    """chunk id -> its document's dates ({} for a build without snapshots; a build made before
+    `updated_on` existed gives it as None). One instance per document, shared by its chunks."""
+    path = Path(build_dir) / SOURCES_FILE
+    if not path.is_file():
+        return {}
+    present = set(pl.read_parquet_schema(path))
+    frame = pl.read_parquet(path, columns=["chunk_ids", *(c for c in _DATE_COLUMNS if c in present)])
+    result: dict[str, SourceDates] = {}
+    for row in frame.to_dicts():
+        dates = SourceDates(row.get("published_on"), row.get("updated_on"), row.get("fetched_at"))
+        for chunk_id in row["chunk_ids"] or []:
+            result[chunk_id] = dates
+    return result

@@ -39,13 +39,16 @@ CHUNK_SCHEMA = {
     "title": pl.String, "text": pl.String, "indexed_text": pl.String, "published_on": pl.Date,
     "kind": pl.String, "heading_path": pl.List(pl.String), "page": pl.Int64, "applies_to": pl.String,
     "tokens": pl.List(pl.String),
+    # a notice's last citable day (published_on + its source's expire_after_days; null: never
+    # expires); retrieval leaves it out after that day. Absent in builds made before it existed.
+    "expires_on": pl.Date,
 }
 
 # One row per source document (advisor/build/records.py makes them); chunk_starts/ends: each chunk's
 # body in `text` (null when it could not be located), parallel to chunk_ids.
 SOURCES_SCHEMA = {
     "doc_url": pl.String, "title": pl.String, "text": pl.String, "source": pl.String, "kind": pl.String,
-    "source_url": pl.String, "fetched_at": pl.Datetime("us", "UTC"), "published_on": pl.Date,
+    "source_url": pl.String, "fetched_at": pl.Datetime("us", "UTC"), "published_on": pl.Date, "updated_on": pl.Date,
     "chunk_ids": pl.List(pl.String), "chunk_starts": pl.List(pl.Int64), "chunk_ends": pl.List(pl.Int64),
 }
 
@@ -223,6 +226,7 @@ def _chunk_rows(records, schema) -> list[dict]:
             "kind": record.get("kind"), "heading_path": list(record.get("heading_path") or []),
             "page": record.get("page"), "applies_to": fields.applies_to_json(applies_to),
             "tokens": [t for t in record.get("tokens") or [] if t and not t.isspace()],
+            "expires_on": _as_date(record.get("expires_on")),
         })
         next_row[collection] += 1
     return rows

@@ -20,14 +20,14 @@ import duckdb
 import polars as pl
 
 from advisor.config import InstitutionConfig, Source
-from advisor.ingest import dates, encoding, faq, html_text, pdf_text
+from advisor.ingest import dates, encoding, faq, html_text, page_dates, pdf_text
 from advisor.ingest.errors import DocumentError
 from advisor.ingest.raw_store import RawStore
 from advisor.lakehouse.history import DOCUMENTS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
 from advisor.versioning import code_version, text_hash
 
-PARSER_MODULES = (dates, encoding, faq, html_text, pdf_text)
+PARSER_MODULES = (dates, encoding, faq, html_text, page_dates, pdf_text)
 # `cleaned_sources.reason` of a page parsed fine whose source's content selector matched nothing
 # on it: its text came from the default content areas or the whole page (reported, not an error)
 CONTENT_SELECTOR_MISSED = "content_selector_missed"
@@ -36,7 +36,8 @@ CONTENT_SELECTOR_MISSED = "content_selector_missed"
 def cleaner_version() -> str:
     import advisor.ingest.documents as this
 
-    return code_version(this, *PARSER_MODULES)
+    # the date labels and month names are data: an edited list re-cleans as edited code does
+    return text_hash(code_version(this, *PARSER_MODULES) + page_dates.label_version())[:12]
 
 
 @dataclass
@@ -99,6 +100,7 @@ def _parse(raw: dict, body: bytes, source: Source) -> tuple[list[dict], str | No
             "url": e.url, "kind": kind, "title": e.question, "question": e.question, "answer": e.answer,
             "text": f"{e.question}\n\n{e.answer}", "position": e.position, "breadcrumbs": page.breadcrumbs,
             "headings": [page.title] if page.title else [], "lang": html_text.detect_lang(e.question + e.answer),
+            "published_on": page.date, "updated_on": page.updated,  # the page's, as it states them
         } for e in entries], None
     page = html_text.extract_page(html, raw["url"], source.selectors)
     published = page.date
@@ -107,6 +109,7 @@ def _parse(raw: dict, body: bytes, source: Source) -> tuple[list[dict], str | No
     return [{
         "url": raw["url"], "kind": kind, "title": page.title, "breadcrumbs": page.breadcrumbs,
         "headings": page.headings, "text": page.text, "lang": page.lang, "published_on": published,
+        "updated_on": page.updated,
     }], page.content_fallback
 
 

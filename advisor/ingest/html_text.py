@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 from advisor.config import Selectors
 from advisor.ingest.dates import find_date, parse_date
 from advisor.ingest.errors import DocumentError
+from advisor.ingest.page_dates import page_dates
 from advisor.ingest.rows import CELLS, labelled, row_line
 from advisor.language.script import language_of
 
@@ -38,11 +39,12 @@ class ParsedPage:
     breadcrumbs: list[str]
     headings: list[str]
     text: str
-    date: dt.date | None
+    date: dt.date | None  # when it was posted: the source's date selector, else as the page states it
     lang: str
     # the configured content selector matched nothing with text, so the text came from this
     # fallback instead (a default content selector, or "body"); None when it matched or none is set
     content_fallback: str | None = None
+    updated: dt.date | None = None  # when it was last updated, as the page states it (page_dates.py)
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -568,7 +570,8 @@ def extract_page(html: str, url: str, selectors: Selectors) -> ParsedPage:
     title = inline_text(configured_title) if configured_title is not None else ""
     crumb_node = css_first(tree, selectors.breadcrumb or DEFAULT_BREADCRUMB)
     breadcrumbs = _breadcrumb_items(crumb_node) if crumb_node is not None else []
-    date = _read_date(tree, selectors.date)
+    stated = page_dates(tree)  # a "최종수정일" box may sit outside the content area
+    date = _read_date(tree, selectors.date) or stated.posted
 
     content, found_by = _content_root(tree, selectors.content)
     if crumb_node is not None and not same(crumb_node, content) and _contains(content, crumb_node):
@@ -585,7 +588,8 @@ def extract_page(html: str, url: str, selectors: Selectors) -> ParsedPage:
         page_title = _strip_site_suffix(_collapse(title_tag.text()).strip()) if title_tag else ""
         title = first_h1 or page_title or (headings[0] if headings else "")
     fallback = found_by if selectors.content and found_by != selectors.content else None
-    return ParsedPage(title, breadcrumbs, headings, text, date, detect_lang(title + "\n" + text), fallback)
+    return ParsedPage(title, breadcrumbs, headings, text, date, detect_lang(title + "\n" + text), fallback,
+                      stated.updated)
 
 
 def extract_links(html: str, base_url: str) -> list[str]:

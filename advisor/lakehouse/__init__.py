@@ -89,7 +89,8 @@ CREATE TABLE IF NOT EXISTS documents (
     answer         VARCHAR,
     position       INTEGER,               -- FAQ entry's 1-based position on its page
     lang           VARCHAR,
-    published_on   DATE,                  -- notices
+    published_on   DATE,                  -- when it was posted (a notice's date; a page's, where it states one)
+    updated_on     DATE,                  -- when it was last updated, where the page states it
     page_spans     STRUCT(page INTEGER, start_offset INTEGER, end_offset INTEGER)[], -- PDFs
     duplicate_of   VARCHAR,               -- consolidated FAQ duplicates: the canonical url
     alias_urls     VARCHAR[],             -- on the canonical entry: its consolidated duplicates
@@ -307,9 +308,12 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
     # a column added after lakehouses were made (CREATE TABLE IF NOT EXISTS leaves an old table as it was)
     con.execute("ALTER TABLE faq_threshold_sweep ADD COLUMN IF NOT EXISTS faq_recall DOUBLE")
+    con.execute("ALTER TABLE documents ADD COLUMN IF NOT EXISTS updated_on DATE")
     con.execute(LLM_SCHEMA)
     con.execute(EMBEDDING_CACHE_DDL)
     history.ensure_history(con)  # versions tables (migrated on first open), build chunks, lineage views
+    # and versioned like the rest of a document's content (a page that starts stating it opens a version)
+    con.execute("ALTER TABLE document_versions ADD COLUMN IF NOT EXISTS updated_on DATE")
 
 
 def latest_run(con: duckdb.DuckDBPyConnection, asset: str) -> str | None:

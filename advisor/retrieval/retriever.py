@@ -1,6 +1,10 @@
 """proFILL retrieval (docs/method.md §A online steps 5-6), one library for serving and evaluation:
 soft profile augmentation, hard filtering inside each search, BM25 / dense / hybrid (RRF) per
-collection, recency weighting of dynamic chunks and the time-aware 7 + 3 aggregation."""
+collection, recency weighting of dynamic chunks and the time-aware 7 + 3 aggregation.
+
+Every search also leaves out the notices past their expiry on its `today` (the chunk store's
+`expires_on`: the build's expire_after_days rule, applied again on every day the build is served,
+so a server running a months-old build never cites a notice that has since expired)."""
 
 from __future__ import annotations
 
@@ -77,6 +81,10 @@ class Retriever(BatchSearcher):
         self._limited = {n: {name: np.array([a.get(name) is not None for a in c.applies_to], dtype=bool)
                              for name in self.schema} for n, c in self.collections.items()}
         self._weights_on: tuple[date, np.ndarray] | None = None  # the dynamic rows' recency weights, for one day
+        # each row's last citable day as an ordinal (no expiry: the largest int), per collection
+        # with any expiring row; and which rows have expired, for one day
+        self._expires = {n: e for n, c in self.collections.items() if (e := _expiry_ordinals(c.chunks)) is not None}
+        self._expired_on: tuple[date, dict[str, np.ndarray]] | None = None
         # each passage's language, and the one most of the material is written in
         self._languages = {n: np.array([language_of(text[:LANGUAGE_SAMPLE]) for text in c.chunks["text"].to_list()])
                            for n, c in self.collections.items()}
@@ -110,12 +118,22 @@ class Retriever(BatchSearcher):
         return results
 
     def rank(self, collection: str, query: str, profile: Mapping | None = None, mode: str = "hybrid",
-             limit: int | None = None, soft: Soft = True, hard: bool = True) -> list[Hit]:
+             limit: int | None = None, soft: Soft = True, hard: bool = True, today: date | None = None) -> list[Hit]:
         """One collection's ranking, before recency and aggregation: the unit the filtering
-        guarantees are stated on (hard=True equals hard=False minus the conflicting chunks)."""
+        guarantees are stated on (hard=True equals hard=False minus the conflicting chunks). With
+        `today`, the notices expired on that day are left out as a search leaves them out."""
         _check_mode(mode)
         q = self._prepare([query], [profile], mode, soft)[0]
-        return self._rank(collection, q, mode, hard, limit or self.params.candidates)
+        return self._rank(collection, q, mode, hard, limit or self.params.candidates, today=today)
+
+    def expired(self, collection: str, today: date) -> np.ndarray | None:
+        """Which rows of `collection` are notices past their expiry on `today` (None: none are)."""
+        cached = self._expired_on
+        if cached is None or cached[0] != today:
+            ordinal = today.toordinal()
+            masks = {n: mask for n, ends in self._expires.items() if (mask := ends < ordinal).any()}
+            cached = self._expired_on = (today, masks)  # replaced whole: a search on another thread sees one day
+        return cached[1].get(collection)
 
     def chunk_id(self, collection: str, row: int) -> str:
         return self.collections[collection].chunk_ids[row]
@@ -153,12 +171,15 @@ class Retriever(BatchSearcher):
         return collection.ann is None or above is None or len(collection) <= above
 
     # ------------------------------------------------------------------ one collection
-    def _rank(self, name: str, q: _Query, mode: str, hard: bool, limit: int, scores: np.ndarray | None = None) -> list[Hit]:
+    def _rank(self, name: str, q: _Query, mode: str, hard: bool, limit: int, scores: np.ndarray | None = None,
+              today: date | None = None) -> list[Hit]:
         collection = self.collections[name]
         known = q.known if hard else {}
+        expired = self.expired(name, today) if today is not None else None
         signal_limit = max(limit, self.params.candidates) if mode == "hybrid" else limit
-        lexical = self._bm25(collection, q.tokens, known, signal_limit) if mode != "dense" else []
-        semantic = self._dense(name, q.vector, known, signal_limit, scores, q.foreign) if mode != "bm25" else []
+        lexical = self._bm25(collection, q.tokens, known, signal_limit, expired) if mode != "dense" else []
+        semantic = (self._dense(name, q.vector, known, signal_limit, scores, q.foreign, expired)
+                    if mode != "bm25" else [])
         if mode == "bm25":
             return _hits((row, score, rank, None, 1.0) for rank, (row, score) in enumerate(lexical, 1))
         if mode == "dense":
@@ -191,21 +212,30 @@ class Retriever(BatchSearcher):
         ranked = sorted((c for c in zip(rows, counts) if c[1]), key=lambda c: -c[1])  # stable: fused order on ties
         return [(row, float(count)) for row, count in ranked]
 
-    def _bm25(self, collection: Collection, tokens: list[str], known: prof.Known, limit: int):
+    def _bm25(self, collection: Collection, tokens: list[str], known: prof.Known, limit: int,
+              expired: np.ndarray | None = None):
         query_filter = prof.tantivy_filter(known, self.schema, collection.tantivy_schema)
-        return signals.bm25(collection, tokens, limit, query_filter)
+        if expired is None:
+            return signals.bm25(collection, tokens, limit, query_filter)
+        # the index has no expiry field: asking for as many more as there are expired rows, then
+        # dropping those, gives exactly the top `limit` of the rest
+        found = signals.bm25(collection, tokens, limit + int(expired.sum()), query_filter)
+        return [hit for hit in found if not expired[hit[0]]][:limit]
 
     def _dense(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None,
-               balanced: bool = False):
+               balanced: bool = False, expired: np.ndarray | None = None):
         """The dense ranking of the eligible rows; `balanced`: of the candidate pool, by each
         passage's height above its language's level (signals.language_balanced), cut to `limit`."""
         if not balanced:
-            return self._dense_ranking(name, vector, known, limit, scores)
-        pool = self._dense_ranking(name, vector, known, max(limit, self.params.candidates), scores)
+            return self._dense_ranking(name, vector, known, limit, scores, expired)
+        pool = self._dense_ranking(name, vector, known, max(limit, self.params.candidates), scores, expired)
         return signals.language_balanced(pool, self._languages[name])[:limit]
 
-    def _dense_ranking(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None):
+    def _dense_ranking(self, name: str, vector, known: prof.Known, limit: int, scores: np.ndarray | None,
+                       expired: np.ndarray | None = None):
         collection, mask = self.collections[name], self._eligibility[name].mask(known)
+        if expired is not None:  # a new array: the eligibility mask is cached
+            mask = ~expired if mask is None else mask & ~expired
         if not self._exact(name):
             found = signals.dense_ann(collection, vector, limit, mask, self.params.ann_overfetch)
             if mask is None or len(found) >= limit:
@@ -221,7 +251,8 @@ class Retriever(BatchSearcher):
                     debug: bool, today: date, scores: dict[str, np.ndarray]) -> RetrievalResult:
         decided = fusion.is_time_sensitive(q.query, self.params.time_words) if time_sensitive is None else time_sensitive
         limit = max(k, self.params.candidates)
-        ranked = {n: self._rank(n, q, mode, hard, self._depth(n, mode, k, limit), scores.get(n)) for n in self.collections}
+        ranked = {n: self._rank(n, q, mode, hard, self._depth(n, mode, k, limit), scores.get(n), today)
+                  for n in self.collections}
         candidates = {n: len(h) for n, h in ranked.items()}
         take = fusion.quotas(k, self.params.static_k, self.params.dynamic_k, decided, candidates)
         if "dynamic" in ranked:  # re-weighting keeps the count, so the quotas come first
@@ -231,7 +262,7 @@ class Retriever(BatchSearcher):
             query=q.query, query_text=q.text, mode=mode, time_sensitive=decided, profile=dict(q.known),
             chunks=[self._chunk(rank, name, hit) for rank, (name, hit) in enumerate(chosen, 1)])
         if debug:
-            result.debug = self._debug(q, mode, hard, limit, scores, candidates, take, time_sensitive)
+            result.debug = self._debug(q, mode, hard, limit, scores, candidates, take, time_sensitive, today)
         return result
 
     @staticmethod
@@ -280,7 +311,7 @@ class Retriever(BatchSearcher):
             page=cols["page"][row], recency=hit.recency)
 
     # ------------------------------------------------------------------ debug
-    def _debug(self, q: _Query, mode, hard, limit, scores, candidates, take, time_sensitive) -> dict:
+    def _debug(self, q: _Query, mode, hard, limit, scores, candidates, take, time_sensitive, today) -> dict:
         info = {
             "query_text": q.text, "profile_prefix": q.prefix, "query_tokens": q.tokens, "known_profile": dict(q.known),
             "time_sensitive_source": "rule" if time_sensitive is None else "caller", "quotas": take,
@@ -288,10 +319,12 @@ class Retriever(BatchSearcher):
             "eligible": {n: (len(c) if (m := self._eligibility[n].mask(q.known if hard else {})) is None else int(m.sum()))
                          for n, c in self.collections.items()},
             "filtered_out": [],
+            # notices past their expiry on the search's day, left out of every ranking
+            "expired": {n: int(m.sum()) for n in self.collections if (m := self.expired(n, today)) is not None},
         }
         if hard and q.known:  # an unfiltered search, only to explain what the filter removed
             for name in self.collections:
-                for position, hit in enumerate(self._rank(name, q, mode, False, limit, scores.get(name)), 1):
+                for position, hit in enumerate(self._rank(name, q, mode, False, limit, scores.get(name), today), 1):
                     reasons = prof.conflicts(self.collections[name].applies_to[hit.row], q.known, self.schema)
                     if reasons:
                         info["filtered_out"].append({
@@ -299,6 +332,16 @@ class Retriever(BatchSearcher):
                             "unfiltered_rank": position, "score": hit.score, "bm25_rank": hit.bm25_rank,
                             "dense_rank": hit.dense_rank, "reasons": [r.as_dict() for r in reasons]})
         return info
+
+
+def _expiry_ordinals(chunks) -> np.ndarray | None:
+    """Each row's `expires_on` as a day ordinal (no expiry: the largest int64), or None when no row
+    of the collection expires (or the build predates the column)."""
+    if "expires_on" not in chunks.columns or chunks["expires_on"].null_count() == len(chunks):
+        return None
+    never = np.iinfo(np.int64).max
+    return np.array([never if day is None else day.toordinal() for day in chunks["expires_on"].to_list()],
+                    dtype=np.int64)
 
 
 def _hits(fields: Iterable[tuple]) -> list[Hit]:

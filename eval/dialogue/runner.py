@@ -58,7 +58,7 @@ def run(advisor, messages: Sequence[Message], today: date | None = None,
         for entry in (store.entries if store is not None else []):
             if entry.origin == "seed":
                 answers.setdefault(entry.source_url, entry.answer)
-    today = today or advisor.config.today()
+    today = today or advisor.as_of()  # the build's day: results do not drift with the calendar
     return [_converse(advisor, message, today, answers) for message in messages]
 
 

@@ -25,7 +25,7 @@ class Outcome:
 
 
 def converse(advisor, items: Sequence[Item], today: date | None = None) -> list[Outcome]:
-    today = today or advisor.config.today()
+    today = today or advisor.as_of()  # the build's day: results do not drift with the calendar
     return [_one(advisor, item, today) for item in items]
 
 

@@ -70,6 +70,11 @@ class CitationOut(BaseModel):
     chunk_id: str
     snapshot: str | None = Field(None, description="extension: the path of the saved copy (GET /v1/sources/{chunk_id}); "
                                                    "null when the build keeps none for this source")
+    published_on: str | None = Field(None, description="the source's own posted date as it states it (ISO date: a "
+                                                       "notice's date, a page's 작성일 / 'Posted'), or null")
+    updated_on: str | None = Field(None, description="the source's own last-updated date as it states it (ISO date: "
+                                                     "최종수정일 / 'Last updated'), or null")
+    fetched_at: str | None = Field(None, description="when the crawl fetched the source (ISO 8601, UTC), or null")
 
 
 class SourceChunkOut(BaseModel):
@@ -89,7 +94,8 @@ class SourceOut(BaseModel):
     source: str | None = Field(None, description="the configured source it was crawled from")
     kind: str | None = Field(None, description="page | pdf | notice | faq")
     fetched_at: str | None = Field(None, description="when the crawl fetched it (ISO 8601, UTC)")
-    published_on: str | None = Field(None, description="a notice's publication date")
+    published_on: str | None = Field(None, description="its own posted date as it states it (a notice's date), or null")
+    updated_on: str | None = Field(None, description="its own last-updated date as it states it, or null")
     text: str
     chunk: SourceChunkOut
 

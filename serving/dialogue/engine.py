@@ -31,16 +31,17 @@ import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from advisor.config import InstitutionConfig
 from advisor.faq.store import FAQ_KIND
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
-from advisor.index.sources import SourceSnapshots, load_sources
+from advisor.index.sources import UNKNOWN_DATES, SourceDates, SourceSnapshots, load_source_dates, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
@@ -172,6 +173,7 @@ class Advisor:
         self._sources_lock = threading.Lock()
         self._sources: SourceSnapshots | None = None
         self._sources_loaded = False
+        self._dates: dict[str, SourceDates] | None = None  # chunk id -> its document's dates, on first citation
         self._origins: tuple[str, ...] | None = None
 
     # ------------------------------------------------------------------ public API
@@ -201,6 +203,17 @@ class Advisor:
             "faq_threshold": self.thresholds.get("faq_threshold"),
         }
 
+    def as_of(self) -> date:
+        """The day the build was made, in the institution's timezone (the config's today for a
+        build that does not say): the evaluation's "today", so that its results (notices' recency
+        and expiry) are the build's and do not drift with the calendar it is run on."""
+        built_at = self.build.manifest.get("built_at")
+        if not built_at:
+            return self.config.today()
+        stamp = datetime.fromisoformat(built_at)
+        stamp = stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)
+        return stamp.astimezone(ZoneInfo(self.config.timezone)).date()
+
     def sources(self) -> SourceSnapshots | None:
         """The build's saved copies of its source documents (by chunk id); None for a build written
         before snapshots existed."""
@@ -213,6 +226,25 @@ class Advisor:
                     self._sources = None
                 self._sources_loaded = True
             return self._sources
+
+    def source_dates(self) -> dict[str, SourceDates]:
+        """chunk id -> the dates of the document it was cut from (posted and updated as the page
+        states them, fetched); {} for a build without source snapshots."""
+        with self._sources_lock:
+            if self._dates is None:
+                try:
+                    self._dates = load_source_dates(self.build.directory)
+                except Exception as exc:  # noqa: BLE001 - an unreadable file must not fail answers
+                    logging.getLogger(__name__).error("source dates unreadable: %s", type(exc).__name__)
+                    self._dates = {}
+            return self._dates
+
+    def _dated(self, reply: Reply) -> Reply:
+        """Every citation with its source's dates: one place, whichever tier cited it."""
+        if reply.citations:
+            dates = self.source_dates()
+            reply.citations = [replace(c, **dates.get(c.chunk_id, UNKNOWN_DATES).as_api()) for c in reply.citations]
+        return reply
 
     def source_origins(self) -> tuple[str, ...]:
         """The sites (scheme://host[:port]) the build's documents come from: the page may check
@@ -242,6 +274,7 @@ class Advisor:
         else:
             reply = self._on_message(session, _checked(message), today)
         session.turns += 1
+        reply = self._dated(reply)
         reply.trace["seconds"] = time.perf_counter() - started
         return reply
 

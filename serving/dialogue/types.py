@@ -36,6 +36,11 @@ class Citation:
     title: str | None
     snippet: str
     chunk_id: str
+    # the source's own dates as it states them (ISO dates) and when the crawl fetched it (ISO 8601
+    # UTC); None where unknown. Set by the engine for every citation (Advisor._dated).
+    published_on: str | None = None
+    updated_on: str | None = None
+    fetched_at: str | None = None
 
 
 @dataclass
