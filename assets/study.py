@@ -3,8 +3,6 @@ recorded under `<warehouse>/usage/votes/`: per-question vote splits, the non-tie
 exact two-sided binomial test in the lakehouse, and the paper's Figure 3 as an SVG under
 `<warehouse>/reports/`. No votes is a normal state: empty tables, and the metadata says so."""
 
-from __future__ import annotations
-
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
 from advisor.usage.logfiles import ReadReport, read_records

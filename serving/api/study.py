@@ -161,7 +161,8 @@ def _usage_root(advisor) -> Path:
 def install_study(app: FastAPI, usage_root: Path | None = None, *,
                   now=lambda: datetime.now(timezone.utc)) -> None:
     """The study's page and routes on `app` (create_app), reading the served Advisor's config from
-    app.state.holder. Votes go to `usage_root` (default: the served warehouse's usage folder)."""
+    app.state.holder. Votes go to `usage_root`, else app.state.usage_root when set, else the served
+    warehouse's usage folder."""
     holder = app.state.holder
     pairs = StudyPairs()
     rows = itertools.count()
@@ -176,7 +177,9 @@ def install_study(app: FastAPI, usage_root: Path | None = None, *,
         return advisor, study
 
     def usage_log(advisor) -> UsageLog:
-        root = Path(usage_root) if usage_root is not None else _usage_root(advisor)
+        # given here, else the app's (app.state.usage_root, shared with the other usage records),
+        # else beside the served build
+        root = Path(usage_root or getattr(app.state, "usage_root", None) or _usage_root(advisor))
         with rows_lock:
             return logs.setdefault(root, UsageLog(root))
 
