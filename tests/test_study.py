@@ -124,6 +124,11 @@ def test_the_study_is_404_unless_enabled(config):
             response = httpx.request(method, base + path, json=body)
             assert response.status_code == 404, (path, response.text)
             assert response.json()["error"]["code"] == "study_not_enabled"
+        spec = httpx.get(base + "/openapi.json").json()  # documented whether or not this config enables it
+    votes = spec["paths"]["/v1/study/votes"]["post"]
+    assert votes["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("/VoteRequest")
+    assert {"204", "404", "422"} <= set(votes["responses"]) and {"404", "422"} <= set(spec["paths"]["/v1/study"]["get"]["responses"])
+    assert {"StudyOut", "VoteRequest"} <= set(spec["components"]["schemas"])
 
 
 @pytest.fixture(scope="module")

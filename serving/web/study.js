@@ -16,6 +16,7 @@
   const list = document.getElementById("questions");
   const done = document.getElementById("done");
   const message = document.getElementById("message");
+  const loading = document.getElementById("loading");
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -169,9 +170,11 @@
       if (!response.ok) throw new Error(String(response.status));
       study = await response.json();
     } catch (e) {
+      loading.hidden = true;
       showError(ERROR_TEXT);
       return;
     }
+    loading.hidden = true;
     sessionStorage.setItem(KEYS.row, String(study.row));
     const state = { participant: participant, row: study.row, total: study.questions.length };
     if (sessionStorage.getItem(KEYS.department) !== null) showQuestions(state, study);
