@@ -31,8 +31,8 @@ def preference_study(context: AssetExecutionContext, institution: InstitutionRes
     with warehouse.connect() as con:
         study.write_tables(con, context.run_id, questions, overall)
         metadata = {"dagster/row_count": len(questions), "votes": overall["votes"],
-                    "participants": overall["participants"], "win_rate": overall["win_rate"],
-                    "p_value": overall["p_value"], "skipped_lines": report.skipped_lines, "chart": str(chart)}
+                    "participants": overall["participants"], "win_rate": _short(overall["win_rate"]),
+                    "p_value": _short(overall["p_value"]), "skipped_lines": report.skipped_lines, "chart": str(chart)}
         record_lineage(context, con, config, asset="preference_study", started_at=started, code_version=STUDY_CODE,
                        row_count=len(questions), counts={"rows_added": len(questions)}, metadata=metadata)
     if not overall["votes"]:
@@ -42,3 +42,8 @@ def preference_study(context: AssetExecutionContext, institution: InstitutionRes
         "chart": MetadataValue.path(str(chart)),
         "summary": MetadataValue.md(f"{study.markdown(questions, overall)}\n\n[Figure 3 (SVG)](file://{chart})"),
     })
+
+
+def _short(value: float | None) -> float | None:
+    """Four significant digits: enough to read, and a tiny p-value stays tiny (not rounded to 0)."""
+    return None if value is None else float(f"{value:.4g}")

@@ -141,7 +141,7 @@ def study_server(demo_warehouse, tmp_path_factory):
     app = create_app(holder, ServingSettings(rate_per_minute=0))
     app.state.usage_root = usage = tmp_path_factory.mktemp("study-warehouse") / "usage"
     with running_server(app) as base:
-        yield base, config, usage
+        yield base, config, usage, holder.current()
 
 
 @pytest.mark.parametrize("change, field", [
@@ -154,7 +154,7 @@ def study_server(demo_warehouse, tmp_path_factory):
     ({"session_id": "x"}, "session_id"),
 ])
 def test_bad_votes_get_422_naming_the_field(study_server, change, field):
-    base, _, usage = study_server
+    base, _, usage, _ = study_server
     body = {"participant": "abcdef0123456789", "row": 0, "study_id": "leave", "vote": "a", "department": None, **change}
     response = httpx.post(base + "/v1/study/votes", json=body)
     assert response.status_code == 422, response.text
@@ -164,7 +164,7 @@ def test_bad_votes_get_422_naming_the_field(study_server, change, field):
 
 
 def test_two_consecutive_participants_see_each_pair_both_ways(study_server):
-    base, _, _ = study_server
+    base, _, _, _ = study_server
     first, second = (httpx.get(base + "/v1/study", params={"participant": p}, timeout=60).json()
                      for p in ("participant-one", "participant-two"))
     assert second["row"] == first["row"] + 1
@@ -175,6 +175,18 @@ def test_two_consecutive_participants_see_each_pair_both_ways(study_server):
     assert not any(name in shown for name in SYSTEM_NAMES)  # the API never names the systems either
     again = httpx.get(base + "/v1/study", params={"participant": "participant-one", "row": first["row"]}).json()
     assert again["questions"] == first["questions"]  # the row given back keeps the order
+
+
+def test_the_baseline_is_the_evaluations_dense_system_with_the_profile_in_the_query(study_server):
+    from eval.systems import run_baseline
+    from serving.dialogue.baseline import dense_rag_answer
+
+    advisor, today = study_server[3], study_server[1].today()
+    for question in QUESTIONS:
+        served = dense_rag_answer(advisor, question["question"], question["profile"], today)
+        evaluated = run_baseline(advisor, "dense", question["question"], question["profile"], True, today)
+        assert served.answer == evaluated.answer and [c.url for c in served.citations] == evaluated.citations
+        assert evaluated.query_text.startswith(question["question"] + " ")  # the profile written into the query
 
 
 # ------------------------------------------------------------------------------- the page and the asset
@@ -231,7 +243,7 @@ def test_a_browser_votes_and_the_asset_counts_them(study_server, participants, t
     from assets.resources import InstitutionResource, WarehouseResource
     from assets.study import preference_study
 
-    _, config, usage = study_server
+    _, config, usage, _ = study_server
 
     records = list(read_records(usage, "votes"))
     assert len(records) == 4 and {r["department"] for r in records} == {"DS", None}
