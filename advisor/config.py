@@ -258,7 +258,7 @@ Attribute = Annotated[CategoricalAttribute | RangeAttribute, Field(discriminator
 
 
 # sections that only `advisor serve` reads: changing them must not make the pipeline rebuild
-SERVING_ONLY = {"usage"}
+SERVING_ONLY = {"usage", "study"}
 
 
 class UsageSettings(_Strict):
@@ -269,6 +269,59 @@ class UsageSettings(_Strict):
 
     question_log: bool = True
     retention_days: Annotated[int, Field(ge=1, le=3650)] = 90  # day folders older than this are deleted
+
+
+class StudyQuestion(_Strict):
+    """One question of the preference study, asked under one profile (attribute -> value)."""
+
+    # ASCII: the id names the question in the vote records, the tables and the chart's labels
+    id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")]
+    question: Annotated[str, Field(min_length=1, max_length=1000)]  # the engine's MAX_MESSAGE_CHARS
+    profile: Annotated[dict[str, str | int], Field(min_length=1)]
+
+
+class StudySettings(_Strict):
+    """The blind pairwise preference study of `/study` (docs/contracts.md §2, §4): participants see
+    two answers to each question, the engine's and the baseline's (dense retrieval with the profile
+    written into the query), in counterbalanced positions, and vote A, B or tie. Off by default;
+    a serving setting, so not part of the config's fingerprint."""
+
+    enabled: bool = False
+    # the one thing a participant is asked about themselves: a categorical profile attribute
+    department_attribute: str = "department"
+    questions: tuple[StudyQuestion, ...] = ()
+
+    @field_validator("questions")
+    @classmethod
+    def _unique_ids(cls, questions: tuple[StudyQuestion, ...]) -> tuple[StudyQuestion, ...]:
+        ids = [q.id for q in questions]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"question ids must be unique; repeated: {', '.join(duplicates)}")
+        return questions
+
+
+def _study_problems(study: StudySettings, profile: dict[str, "CategoricalAttribute | RangeAttribute"]) -> list[str]:
+    """What in `study` does not fit the profile schema, each named by its field."""
+    problems = []
+    department = profile.get(study.department_attribute)
+    if study.enabled and not isinstance(department, CategoricalAttribute):
+        problems.append(f"department_attribute: {study.department_attribute!r} is not a categorical attribute "
+                        f"of the profile ({', '.join(profile) or 'none'})")
+    if study.enabled and not study.questions:
+        problems.append("questions: an enabled study needs at least one question")
+    for i, question in enumerate(study.questions):
+        for name, value in question.profile.items():
+            where = f"questions[{i}].profile.{name}"
+            attribute = profile.get(name)
+            if attribute is None:
+                problems.append(f"{where}: not a profile attribute ({', '.join(profile)})")
+            elif isinstance(attribute, CategoricalAttribute):
+                if value not in attribute.values:
+                    problems.append(f"{where}: {value!r} is not one of {', '.join(attribute.values)}")
+            elif isinstance(value, bool) or not isinstance(value, int) or not attribute.min <= value <= attribute.max:
+                problems.append(f"{where}: {value!r} is not a whole number from {attribute.min} to {attribute.max}")
+    return problems
 
 
 class InstitutionConfig(_Strict):
@@ -286,6 +339,15 @@ class InstitutionConfig(_Strict):
     evaluation: EvaluationSettings = EvaluationSettings()
     local_site: LocalSite | None = None
     usage: UsageSettings = UsageSettings()
+    study: StudySettings = StudySettings()
+
+    @model_validator(mode="after")
+    def _study_fits_profile(self) -> "InstitutionConfig":
+        problems = _study_problems(self.study, self.profile)
+        if problems:
+            # one line per problem, each named from the top ("study.questions[0].profile.grade: ...")
+            raise ValueError("\n  ".join(f"study.{p}" for p in problems))
+        return self
 
     @field_validator("sources")
     @classmethod
@@ -334,13 +396,19 @@ def _field_path(loc: tuple) -> str:
     return path or "(top level)"
 
 
+def _problem(error: dict) -> str:
+    if not error["loc"] and error["msg"].startswith("Value error, study."):
+        return error["msg"].removeprefix("Value error, ")  # a check across sections names its own fields
+    return f"{_field_path(error['loc'])}: {error['msg']}"
+
+
 def parse_config(data: object, origin: str = "<config>") -> InstitutionConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{origin}: expected a mapping at the top level, got {type(data).__name__}")
     try:
         return InstitutionConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "\n".join(f"  {_field_path(e['loc'])}: {e['msg']}" for e in exc.errors())
+        problems = "\n".join(f"  {_problem(e)}" for e in exc.errors())
         raise ConfigError(f"{origin}: invalid institution config\n{problems}") from None
 
 

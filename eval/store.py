@@ -54,6 +54,7 @@ from eval import metrics
 from eval.outfile import METRIC_FIELDS
 from eval.registry import REFERENCE_SYSTEM, TRUE_LABEL_SYSTEM
 from eval.provenance import gold_from_of, instance_gold_from
+from eval.study import DDL as STUDY_DDL
 
 __all__ = [
     "LINEAGE_FIELDS",
@@ -415,6 +416,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     before = _columns(con)
     pending = [(t, c, kind) for t, c, kind in ADDED_COLUMNS if t in before and c not in before[t]]
     con.execute(SCHEMA)
+    con.execute(STUDY_DDL)  # the preference study's tables (eval/study.py, the preference_study asset)
     if pending:
         with transaction(con):
             for table, column, kind in pending:

@@ -32,9 +32,9 @@ from typing import Any, Mapping
 
 from eval.simulate import converse
 from serving.answer.fallback import fallback_answer
+from serving.dialogue.baseline import profiled_query
 from serving.dialogue import templates
 from advisor.intents import TEMPLATE_ROUTES
-from advisor.retrieval.profile import known_profile, profile_prefix
 from advisor.retrieval.results import RetrievedChunk
 
 ANSWER_K = 10  # chunks per retrieval, as served (the paper's 7 + 3)
@@ -79,8 +79,7 @@ def baseline_query(query: str, hidden: Mapping[str, Any], oracle: bool, advisor)
     wording, schema labels) appended after the question."""
     if not oracle or not hidden:
         return query
-    words = profile_prefix(known_profile(hidden, advisor.schema), advisor.schema)
-    return f"{query} {words}".strip()
+    return profiled_query(query, hidden, advisor.schema)  # the preference study's baseline writes it alike
 
 
 def answer_from_chunks(advisor, query: str, chunks: list[RetrievedChunk], known: Mapping[str, Any],

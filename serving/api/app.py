@@ -34,6 +34,7 @@ from serving.api.models import (ERROR_RESPONSES, AnswerReply, AskReply, ChatRequ
                                 IndexInfo, SourceOut)
 from serving.api.ratelimit import RateLimiter
 from serving.api.sessions import open_session_store
+from serving.api.study import install_study
 from serving.api.settings import ServingSettings
 from serving.dialogue.engine import DialogueInputError
 
@@ -172,6 +173,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     def api_reference() -> FileResponse:
         return FileResponse(WEB_DIR / "docs.html", media_type="text/html; charset=utf-8")
 
+    install_study(app)  # /study and /v1/study*: 404 unless the institution config enables the study
     app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
     app.mount("/docs/assets", StaticFiles(directory=SWAGGER_UI_DIR), name="api-reference")
 
