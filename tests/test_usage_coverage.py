@@ -225,3 +225,33 @@ def test_the_nearest_faq_entry_and_page_come_from_the_served_build(demo_warehous
     assert asked["build_id"] == latest_build_dir(demo_warehouse.builds).name
     uncovered = found_on.lookup("기숙사비는 얼마인가요?")
     assert uncovered["nearest_faq_score"] < asked["nearest_faq_score"]  # the closest is farther away
+
+
+# ------------------------------------------------------------------------------ the evaluation report
+def test_the_report_says_what_students_asked_or_that_nothing_was_logged(logged, tmp_path):
+    from eval.report_charts import usage_shares_chart
+    from eval.report_html import HtmlReport, render_html
+    from eval.report_usage import NO_USAGE, UsageReport, read_usage, usage_markdown
+
+    def page(usage):
+        return render_html(HtmlReport(title="Evaluation", gold="Gold.", lineage=(), tables={}, over="all", usage=usage))
+
+    empty = duckdb.connect()  # a lakehouse without the usage tables
+    assert read_usage(empty) is None
+    assert "No usage data yet" in page(None) and NO_USAGE in usage_markdown(None)
+
+    warehouse, _ = logged
+    con = duckdb.connect(str(warehouse / LAKEHOUSE_FILE), read_only=True)
+    try:
+        usage = read_usage(con)
+    finally:
+        con.close()
+    assert [d["questions"] for d in usage.days] == [2, 4] and usage.clusters[0]["rank"] == 1
+    chart = usage_shares_chart(usage.days, tmp_path / "usage_shares.png")
+    assert chart.read_bytes().startswith(b"\x89PNG")
+    text = page(UsageReport(usage.days, usage.clusters, chart))
+    assert 'id="usage"' in text and "What students asked" in text and "data:image/png;base64," in text
+    assert "How much is the dormitory fee?" in text and "No usage data yet" not in text
+    assert ">0.50<" in text  # the first day's fallback share
+    markdown = usage_markdown(UsageReport(usage.days, usage.clusters, chart))
+    assert "## What students asked" in markdown and "![" in markdown and "기숙사비는 얼마인가요?" in markdown
