@@ -35,9 +35,13 @@ SEED_VECTORS = Path(__file__).resolve().parents[1] / "intents" / "seed_vectors.n
 # Average-linkage agglomerative clustering over cosine distance, cut at this distance. Chosen on a
 # development set written for it (bench/data/usage_clusters_dev.jsonl: 30 questions in Korean and
 # English, 6 topics of 3-6 wordings and 6 lone questions, none of the test's topics), swept by
-# bench/usage_clusters.py: adjusted Rand index 0.69 on the plateau 0.66-0.72 (the middle taken),
+# bench/usage_clusters.py: adjusted Rand index 0.69 on the plateau 0.66-0.72 (its middle taken),
 # against 0.55 at best for the raw vectors (any linkage) and 0.60 for single linkage. Measured on
-# e5's vectors after `centered` (below); English words the glossary knows in Korean terms first.
+# e5's vectors after `centered` (below), English words the glossary knows in the institution's
+# Korean terms first. The small encoder's limits (seen there and on a simulated log of the demo): a
+# question and its English paraphrase are often further apart than two Korean questions sharing a
+# frame ("수강신청 언제 해요?" and "휴학 신청 기간 알려줘" end in one group), so a group may hold two
+# topics; its examples show it.
 CLUSTER_DISTANCE = 0.70
 MAX_EXAMPLES = 3
 
