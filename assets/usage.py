@@ -42,7 +42,6 @@ def question_log(context: AssetExecutionContext, institution: InstitutionResourc
                                            served.name if served else None)
     report = ReadReport()
     with warehouse.connect() as con:
-        tables.ensure_tables(con)
         reused = not pruned and tables.previous_fingerprint(con, "question_log") == fingerprint
         if reused:
             rows = tables.questions_from_table(con)
@@ -82,7 +81,6 @@ def feedback(context: AssetExecutionContext, institution: InstitutionResource,
     root = tables.usage_root(warehouse.root)
     report = ReadReport()
     with warehouse.connect() as con:
-        tables.ensure_tables(con)
         # the join reads the question log's rows: a new question_log run can change it
         fingerprint = tables.files_fingerprint(root, ["feedback"], FEEDBACK_CODE,
                                                tables.previous_fingerprint(con, "question_log"))
@@ -117,7 +115,6 @@ def coverage(context: AssetExecutionContext, institution: InstitutionResource,
     served = nearest_module.served_build(warehouse.root)
     csv_path = warehouse.root / "reports" / tables.CLUSTERS_CSV
     with warehouse.connect() as con:
-        tables.ensure_tables(con)
         fingerprint = tables.files_fingerprint(tables.usage_root(warehouse.root), [], COVERAGE_CODE,
                                                tables.previous_fingerprint(con, "question_log"),
                                                served.name if served else None)

@@ -1,5 +1,6 @@
 """The usage records in the lakehouse: the tables the `question_log`, `feedback` and `coverage`
-assets write (docs/lakehouse.md, "Usage"), and reading the record files into their rows.
+assets write (their DDL is advisor/lakehouse's USAGE_SCHEMA; docs/lakehouse.md, "Usage"), and
+reading the record files into their rows.
 
 Each table holds the retention window and nothing else: a run replaces it whole from the files
 (`replace_table`), so a day pruned from the files leaves the table too, and running twice on the
@@ -23,74 +24,7 @@ from advisor.usage.logfiles import ReadReport, read_records
 USAGE_DIR = "usage"  # <warehouse>/usage: what serving appends (advisor/usage/logfiles.py)
 CLUSTERS_CSV = "coverage_clusters.csv"  # <warehouse>/reports/coverage_clusters.csv: the office's copy
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS usage_questions (   -- the question log within the retention window
-    answer_id      VARCHAR,               -- 32 hex, random per answer (joins usage_feedback)
-    day            DATE NOT NULL,         -- UTC day of the record's file
-    hour           VARCHAR,               -- "2026-12-07T11:00Z": no finer time is kept
-    question       VARCHAR,               -- scrubbed by serving before it was written
-    language       VARCHAR,
-    intent         VARCHAR,
-    tier           VARCHAR,               -- template | faq | documents | fallback
-    answer_method  VARCHAR,
-    score          DOUBLE,                -- the answering tier's own top score (NULL: none)
-    answered       BOOLEAN,               -- false: tier fallback, the material did not answer
-    low_score      BOOLEAN NOT NULL,      -- answered below the build's own bar (advisor/usage/coverage.py)
-    build_id       VARCHAR,
-    run_id         VARCHAR NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS usage_feedback (    -- each helpful / not helpful, with the answer it rated
-    answer_id      VARCHAR,
-    day            DATE NOT NULL,
-    hour           VARCHAR,
-    helpful        BOOLEAN,
-    reason         VARCHAR,               -- wrong | outdated | not_my_case | unclear | other | NULL
-    tier           VARCHAR,               -- of the rated answer (NULL: its question is not in the log)
-    answer_method  VARCHAR,
-    language       VARCHAR,
-    run_id         VARCHAR NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS usage_coverage_daily (  -- per day: how the questions were answered
-    day            DATE NOT NULL,
-    questions      BIGINT NOT NULL,
-    template       BIGINT NOT NULL,
-    faq            BIGINT NOT NULL,
-    documents      BIGINT NOT NULL,
-    fallback       BIGINT NOT NULL,
-    low_score      BIGINT NOT NULL,
-    share_template DOUBLE,
-    share_faq      DOUBLE,
-    share_documents DOUBLE,
-    share_fallback DOUBLE,
-    run_id         VARCHAR NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS usage_clusters (    -- unanswered and low-score questions, grouped by meaning
-    rank           INTEGER NOT NULL,      -- 1 = asked most often
-    questions      BIGINT NOT NULL,       -- how many logged questions the group holds
-    unanswered     BIGINT NOT NULL,       -- of them, not answered (tier fallback)
-    low_score      BIGINT NOT NULL,       -- of them, answered below the build's bar
-    examples       VARCHAR[] NOT NULL,    -- up to 3 distinct wordings, most frequent first
-    languages      VARCHAR[],
-    first_day      DATE,
-    last_day       DATE,
-    nearest_faq_question VARCHAR,         -- the served build's closest FAQ entry (NULL: no build)
-    nearest_faq_url      VARCHAR,
-    nearest_faq_score    DOUBLE,
-    nearest_page_title   VARCHAR,         -- the page retrieval ranks first for the group's question
-    nearest_page_url     VARCHAR,
-    build_id       VARCHAR,               -- the build those came from
-    run_id         VARCHAR NOT NULL
-);
-"""
-
-TABLES = ("usage_questions", "usage_feedback", "usage_coverage_daily", "usage_clusters")
-
-
-def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SCHEMA)
+TABLES = ("usage_questions", "usage_feedback", "usage_coverage_daily", "usage_clusters")  # lakehouse.USAGE_SCHEMA
 
 
 def usage_root(warehouse: Path) -> Path:
@@ -113,10 +47,6 @@ def previous_fingerprint(con: duckdb.DuckDBPyConnection, asset: str) -> str | No
     """The fingerprint the asset's last run recorded in its `materializations` row."""
     return scalar(con, "SELECT json_extract_string(metadata, '$.fingerprint') FROM materializations "
                        "WHERE asset = ? ORDER BY finished_at DESC LIMIT 1", [asset])
-
-
-def row_count(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    return int(scalar(con, f"SELECT count(*) FROM {table}") or 0)
 
 
 def replace_table(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Mapping]) -> None:
