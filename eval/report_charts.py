@@ -178,8 +178,10 @@ def usage_shares_chart(days: Sequence[Mapping], path: Path) -> Path:
     x = list(range(len(days)))
     for key, label in USAGE_SERIES:
         panel.plot(x, [number(d.get(key)) or 0.0 for d in days], marker="o", label=label)
-    step = max(1, math.ceil(len(days) / 15))  # at most ~15 date labels
-    panel.set_xticks(x[::step], [f"{d['day']}\n(n={d['questions']})" for d in days][::step])
+    step = max(1, math.ceil(len(days) / 12))  # at most 12 date labels, month-day: they fit side by side
+    panel.set_xticks(x[::step], [f"{str(d['day'])[5:]}\n(n={d['questions']})" for d in days][::step])
+    panel.set_xlabel(f"UTC day, {str(days[0]['day'])[:4]}" + (f"-{str(days[-1]['day'])[:4]}"
+                                                              if str(days[-1]['day'])[:4] != str(days[0]['day'])[:4] else ""))
     panel.set_ylim(0, 1.0)
     panel.set_ylabel("share of questions")
     panel.set_title(title)

@@ -362,7 +362,7 @@ def _usage_html(usage: UsageReport | None) -> str:
         return _section("usage", USAGE_HEADING, f'<p class="empty">{_e(NO_USAGE)}</p>')
     chart = _charts_html([(usage.chart, USAGE_CHART_CAPTION)], ()) if usage.chart is not None else ""
     body = (chart + table_html(shares_table(usage.days[-31:]))
-            + _section("usage-clusters", "Questions the material did not answer", table_html(clusters_table(usage.clusters)),
+            + _section("usage-clusters", "Questions the material did not answer well", table_html(clusters_table(usage.clusters)),
                        level=3))
     return _section("usage", USAGE_HEADING, body)
 
