@@ -139,8 +139,8 @@ def coverage(context: AssetExecutionContext, institution: InstitutionResource,
             # numbers the UI plots across materializations: the window's shares, and the newest day's
             **{f"share_{tier}": round(window[f"share_{tier}"], 4) for tier in coverage_logic.TIERS
                if window[f"share_{tier}"] is not None},
-            **{f"latest_day_share_{tier}": round(latest[f"share_{tier}"], 4) for tier in ("faq", "documents", "fallback")
-               if latest},
+            **{f"latest_day_share_{tier}": round(latest[f"share_{tier}"], 4)
+               for tier in ("faq", "documents", "fallback") if latest},
             "unanswered": sum(c["unanswered"] for c in clusters), "low_score": sum(c["low_score"] for c in clusters),
             "build_id": served.name if served else "none", "csv": str(csv_path),
             "seconds": round(time.perf_counter() - clock, 3),
@@ -189,7 +189,8 @@ def feedback_summary(rows) -> dict:
         of_tier = [r for r in rated if r["tier"] == tier]
         if of_tier:
             out[f"helpful_share_{tier}"] = round(sum(r["helpful"] for r in of_tier) / len(of_tier), 4)
-    out.update({f"reason_{reason}": n for reason, n in sorted(Counter(r["reason"] for r in rows if r["reason"]).items())})
+    reasons = Counter(r["reason"] for r in rows if r["reason"])
+    out.update({f"reason_{reason}": n for reason, n in sorted(reasons.items())})
     out["unmatched"] = sum(r["tier"] is None for r in rows)  # rated answers whose question is not in the log
     return {k: v for k, v in out.items() if v is not None}
 
@@ -203,7 +204,7 @@ def feedback_markdown(rows) -> str:
         if not of_tier:
             continue
         reasons = Counter(r["reason"] for r in of_tier if r["reason"])
-        lines.append(f"| {tier or '(not in the log)'} | {len(of_tier)} | {sum(r['helpful'] is True for r in of_tier)} | "
-                     f"{sum(r['helpful'] is False for r in of_tier)} | "
+        helpful, unhelpful = (sum(r["helpful"] is value for r in of_tier) for value in (True, False))
+        lines.append(f"| {tier or '(not in the log)'} | {len(of_tier)} | {helpful} | {unhelpful} | "
                      f"{', '.join(f'{k} {n}' for k, n in reasons.most_common()) or '—'} |")
     return "\n".join(lines)

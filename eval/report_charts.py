@@ -180,8 +180,8 @@ def usage_shares_chart(days: Sequence[Mapping], path: Path) -> Path:
         panel.plot(x, [number(d.get(key)) or 0.0 for d in days], marker="o", label=label)
     step = max(1, math.ceil(len(days) / 12))  # at most 12 date labels, month-day: they fit side by side
     panel.set_xticks(x[::step], [f"{str(d['day'])[5:]}\n(n={d['questions']})" for d in days][::step])
-    panel.set_xlabel(f"UTC day, {str(days[0]['day'])[:4]}" + (f"-{str(days[-1]['day'])[:4]}"
-                                                              if str(days[-1]['day'])[:4] != str(days[0]['day'])[:4] else ""))
+    first, last = str(days[0]["day"])[:4], str(days[-1]["day"])[:4]
+    panel.set_xlabel(f"UTC day, {first}" + (f"-{last}" if last != first else ""))
     panel.set_ylim(0, 1.0)
     panel.set_ylabel("share of questions")
     panel.set_title(title)

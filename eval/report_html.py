@@ -38,8 +38,8 @@ import polars as pl
 from eval import registry
 from eval.report_data import SETTING_ORDER, SYSTEM_ORDER, _rank_in, main_slice_rows
 from eval.report_tables import MISSING, ReportTable
-from eval.report_usage import CHART_CAPTION as USAGE_CHART_CAPTION, HEADING as USAGE_HEADING, NO_USAGE, UsageReport, \
-    clusters_table, shares_table
+from eval.report_usage import CHART_CAPTION as USAGE_CHART_CAPTION, CLUSTERS_HEADING, HEADING as USAGE_HEADING, \
+    NO_USAGE, UsageReport, clusters_table, shares_table
 
 __all__ = ["ANSWER_CHARS", "PASSAGE_CHARS", "HtmlReport", "drilldown_data", "render_html", "table_html"]
 
@@ -362,8 +362,7 @@ def _usage_html(usage: UsageReport | None) -> str:
         return _section("usage", USAGE_HEADING, f'<p class="empty">{_e(NO_USAGE)}</p>')
     chart = _charts_html([(usage.chart, USAGE_CHART_CAPTION)], ()) if usage.chart is not None else ""
     body = (chart + table_html(shares_table(usage.days[-31:]))
-            + _section("usage-clusters", "Questions the material did not answer well", table_html(clusters_table(usage.clusters)),
-                       level=3))
+            + _section("usage-clusters", CLUSTERS_HEADING, table_html(clusters_table(usage.clusters)), level=3))
     return _section("usage", USAGE_HEADING, body)
 
 

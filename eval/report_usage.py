@@ -20,6 +20,7 @@ from eval.report_tables import Column, ReportTable
 __all__ = ["NO_USAGE", "UsageReport", "clusters_table", "read_usage", "shares_table", "usage_markdown"]
 
 HEADING = "What students asked"
+CLUSTERS_HEADING = "Questions the material did not answer well"
 NO_USAGE = ("No usage data yet: the served assistant logs its questions under <warehouse>/usage/ and the "
             "`coverage` asset reads them (advisor materialize); this section fills once it has.")
 TOP_CLUSTERS = 15
@@ -74,5 +75,5 @@ def usage_markdown(usage: UsageReport | None) -> str:
     if usage is None:
         return f"## {HEADING}\n\n{NO_USAGE}"
     chart = f"\n\n![{CHART_CAPTION}]({usage.chart.name})" if usage.chart is not None else ""
-    return (f"## {HEADING}\n\n{shares_table(usage.days[-31:]).markdown()}{chart}\n\n### Questions the material "
-            f"did not answer\n\n{clusters_table(usage.clusters).markdown()}")
+    return (f"## {HEADING}\n\n{shares_table(usage.days[-31:]).markdown()}{chart}\n\n### {CLUSTERS_HEADING}\n\n"
+            f"{clusters_table(usage.clusters).markdown()}")

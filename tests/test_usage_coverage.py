@@ -73,7 +73,8 @@ def test_seeded_unanswered_questions_group_by_meaning_largest_first():
     rows = [{**_question(item["question"], "fallback"), "day": today} for item in seeded]
     # many students ask about the dormitory fees: its two first wordings, three times each
     rows += [{**rows[i], "answer_id": f"{i}" * 32} for i in (0, 0, 1, 1)]
-    rows.append({**_question("졸업하려면 몇 학점?", "faq", score=0.95), "day": today})  # answered well: not listed
+    answered = _question("졸업하려면 몇 학점?", "faq", score=0.95)
+    rows.append({**answered, "day": today})  # answered well: not listed
     encoder = E5Embedder()
     background = coverage.seed_background(coverage.SEED_VECTORS, encoder.version)
     assert background is not None  # the shipped seeds were encoded by this very model
@@ -95,7 +96,8 @@ def test_seeded_unanswered_questions_group_by_meaning_largest_first():
 
 
 def test_the_csv_opens_in_a_spreadsheet_and_runs_no_formula(tmp_path):
-    rows = [{"rank": 1, "questions": 3, "unanswered": 3, "low_score": 0, "examples": ["=HYPERLINK(\"x\")", "기숙사비"],
+    rows = [{"rank": 1, "questions": 3, "unanswered": 3, "low_score": 0,
+             "examples": ["=HYPERLINK(\"x\")", "기숙사비"],
              "languages": ["en", "ko"], "first_day": date(2026, 12, 1), "last_day": date(2026, 12, 2),
              "nearest_faq_question": None, "nearest_faq_score": -0.5}]
     path = tables.write_clusters_csv(tmp_path / "reports" / "c.csv", rows)
@@ -183,7 +185,8 @@ def test_the_assets_materialize_the_records_of_the_window(logged):
     clusters = _rows(warehouse, "SELECT rank, questions, unanswered, examples, nearest_faq_question "
                                 "FROM usage_clusters ORDER BY rank")
     # the dormitory fee asked in Korean and in English: one group, first; the cafeteria alone
-    assert clusters[0][:3] == (1, 2, 2) and set(clusters[0][3]) == {"기숙사비는 얼마인가요?", "How much is the dormitory fee?"}
+    assert clusters[0][:3] == (1, 2, 2)
+    assert set(clusters[0][3]) == {"기숙사비는 얼마인가요?", "How much is the dormitory fee?"}
     assert [c[3] for c in clusters[1:]] == [["학식 메뉴 알려줘"]]
     assert clusters[0][4] is None and "no build" in cov["clustering"].text  # no build in this warehouse
     with (warehouse / "reports" / tables.CLUSTERS_CSV).open(encoding="utf-8-sig") as handle:

@@ -40,11 +40,12 @@ class NearestMaterial:
         if self.faq is not None and len(self.faq):
             vector = self.build.embedder.embed_queries([question], self.tokenizer.content_morphemes([question]))[0]
             # no profile, no agreement floor: the closest entry, however far, is what the office compares
-            matches = self.faq.search(vector, None, k=1, hard=False, query_tokens=self.tokenizer.key_words([question])[0],
-                                      min_agreement=0.0)
+            matches = self.faq.search(vector, None, k=1, hard=False,
+                                      query_tokens=self.tokenizer.key_words([question])[0], min_agreement=0.0)
             if matches:
-                found.update(nearest_faq_question=matches[0].entry.question, nearest_faq_url=matches[0].entry.source_url,
-                             nearest_faq_score=round(float(matches[0].score), 4))
+                best = matches[0]
+                found.update(nearest_faq_question=best.entry.question, nearest_faq_url=best.entry.source_url,
+                             nearest_faq_score=round(float(best.score), 4))
         result = self.retriever.search(question, None, k=1)
         if result.chunks:
             found.update(nearest_page_title=result.chunks[0].title, nearest_page_url=result.chunks[0].doc_url)
