@@ -126,7 +126,7 @@ def coverage(context: AssetExecutionContext, institution: InstitutionResource,
         else:
             questions = tables.questions_from_table(con)
             days = [{**d, "run_id": context.run_id} for d in coverage_logic.daily_shares(questions)]
-            clusters, clustering = _clusters(questions, con, served, config)
+            clusters, clustering = _clusters(questions, served, config)
             clusters = [{**c, "run_id": context.run_id} for c in clusters]
             tables.replace_table(con, "usage_coverage_daily", days)
             tables.replace_table(con, "usage_clusters", clusters)
@@ -157,7 +157,7 @@ def coverage(context: AssetExecutionContext, institution: InstitutionResource,
     })
 
 
-def _clusters(questions, con, served, config) -> tuple[list[dict], str]:
+def _clusters(questions, served, config) -> tuple[list[dict], str]:
     """The ranked groups and how they were made (for the metadata)."""
     if not any(coverage_logic.needs_material(q) for q in questions):
         return [], "nothing unanswered"
@@ -165,7 +165,9 @@ def _clusters(questions, con, served, config) -> tuple[list[dict], str]:
     from advisor.retrieval.glossary import shipped_glossary
 
     try:
-        encoder = E5Embedder(con)  # the offline encoder of the index, its vectors cached in the lakehouse
+        # the offline encoder of the index, without the lakehouse's embedding cache: a student's question
+        # (its hash and vector) must not outlive the retention window in a table no pruning reaches
+        encoder = E5Embedder()
     except EncoderUnavailable as exc:
         return [], f"not clustered: {exc}"
     background = coverage_logic.seed_background(coverage_logic.SEED_VECTORS, encoder.version)
