@@ -21,6 +21,7 @@ from eval import store as eval_store
 from eval.store import aggregates_frame, evaluation_code_version, intent_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from assets.stage import begin, stage_asset
+from assets.usage import coverage
 
 GROUP = "evaluation"
 BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
@@ -121,7 +122,8 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
                                        "table1_markdown": MetadataValue.md(table.markdown())})
 
 
-@stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation])
+# after `coverage` too: the report's "What students asked" reads its tables (eval/report_usage.py)
+@stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation, coverage])
 def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
                       warehouse: WarehouseResource) -> MaterializeResult:
     """The report of the latest evaluation run as one self-contained page, `report.html` (Table 1, the ablations,

@@ -17,7 +17,7 @@ from eval.report_data import (CHART_DPI, CHART_FILES, CHART_SIZE_INCHES, SETTING
                               _aggregate_rows, _ascii_labels, _breakdown_cells, _embedder_name, _has_embedders,
                               _ordered, _row_order, main_slice_rows)
 
-__all__ = ["draw_charts"]
+__all__ = ["draw_charts", "usage_shares_chart"]
 
 
 def _ascii(text: str) -> str:
@@ -161,3 +161,31 @@ def draw_charts(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: Pa
         _questions_chart(rows, questions),
         _slice_chart(slices, by_slice),
     ]
+
+
+USAGE_SERIES = (("share_faq", "FAQ"), ("share_documents", "documents"), ("share_fallback", "fallback (not answered)"))
+
+
+def usage_shares_chart(days: Sequence[Mapping], path: Path) -> Path:
+    """The "What students asked" chart: per day, the share of the logged questions each tier answered
+    (eval/report_usage.py), with the day's number of questions under each date."""
+    figure, axes = _new_figure()
+    panel = axes[0][0]
+    title = "Share of the day's questions per answering tier"
+    if not days:
+        _empty_panel(panel, title, "no questions logged")
+        return _save(figure, path)
+    x = list(range(len(days)))
+    for key, label in USAGE_SERIES:
+        panel.plot(x, [number(d.get(key)) or 0.0 for d in days], marker="o", label=label)
+    step = max(1, math.ceil(len(days) / 12))  # at most 12 date labels, month-day: they fit side by side
+    panel.set_xticks(x[::step], [f"{str(d['day'])[5:]}\n(n={d['questions']})" for d in days][::step])
+    first, last = str(days[0]["day"])[:4], str(days[-1]["day"])[:4]
+    panel.set_xlabel(f"UTC day, {first}" + (f"-{last}" if last != first else ""))
+    panel.set_ylim(0, 1.0)
+    panel.set_ylabel("share of questions")
+    panel.set_title(title)
+    panel.grid(axis="y", alpha=0.3)
+    panel.legend(loc="upper left")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _save(figure, path)

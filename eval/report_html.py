@@ -38,6 +38,8 @@ import polars as pl
 from eval import registry
 from eval.report_data import SETTING_ORDER, SYSTEM_ORDER, _rank_in, main_slice_rows
 from eval.report_tables import MISSING, ReportTable
+from eval.report_usage import CHART_CAPTION as USAGE_CHART_CAPTION, CLUSTERS_HEADING, HEADING as USAGE_HEADING, \
+    NO_USAGE, UsageReport, clusters_table, shares_table
 
 __all__ = ["ANSWER_CHARS", "PASSAGE_CHARS", "HtmlReport", "drilldown_data", "render_html", "table_html"]
 
@@ -86,6 +88,7 @@ class HtmlReport:
     changes: ReportTable | None = None
     drilldown: Mapping | None = None
     caveat: bool = False  # the gold line carries a caveat: shown as a warning
+    usage: UsageReport | None = None  # "What students asked" (None: no usage data yet)
 
 
 def _e(text: object) -> str:
@@ -352,6 +355,17 @@ def _charts_html(charts: Sequence[tuple[Path, str]], chart_key: Sequence[str]) -
     return "".join(figures) + key if figures else '<p class="empty">No charts.</p>'
 
 
+def _usage_html(usage: UsageReport | None) -> str:
+    """What students asked: the tier shares per day (chart and table) and the questions the material
+    did not answer, grouped, most asked first; or that there is no usage data yet."""
+    if usage is None:
+        return _section("usage", USAGE_HEADING, f'<p class="empty">{_e(NO_USAGE)}</p>')
+    chart = _charts_html([(usage.chart, USAGE_CHART_CAPTION)], ()) if usage.chart is not None else ""
+    body = (chart + table_html(shares_table(usage.days[-31:]))
+            + _section("usage-clusters", CLUSTERS_HEADING, table_html(clusters_table(usage.clusters)), level=3))
+    return _section("usage", USAGE_HEADING, body)
+
+
 def _drilldown_html(drilldown: Mapping | None) -> str:
     if drilldown is None:
         return ('<p class="empty">No per-question results to drill into (the run recorded no per-query rows, or its '
@@ -404,6 +418,7 @@ def render_html(report: HtmlReport) -> str:
     tables = _table_sections(report)
     sections = [("changes", "What changed since the previous run", _changes_html(report.changes)),
                 *tables,
+                ("usage", USAGE_HEADING, _usage_html(report.usage)),
                 ("charts", "Charts", _section("charts", "Charts", _charts_html(report.charts, report.chart_key))),
                 ("questions", "Questions, one by one",
                  _section("questions", "Questions, one by one", _drilldown_html(report.drilldown)))]

@@ -40,6 +40,7 @@ import polars as pl
 from eval import registry, stats
 from eval.provenance import gold_line, gold_note
 from eval.report_html import NO_CHANGES, HtmlReport, drilldown_data, render_html
+from eval.report_usage import CHART_FILE as USAGE_CHART_FILE, UsageReport, usage_markdown
 from eval.report_data import (CHART_FILES, MAIN_SLICE, SETTING_ORDER, SLICE_ORDER,
                               SYSTEM_ORDER, UNSLICED, _aggregate_rows, _ascii_labels, _breakdown_cells,
                               _embedder_name, _has_embedders, _ordered, _rank_in, _require_frame, _row_order,
@@ -593,7 +594,8 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
                  predictions: pl.DataFrame | None = None, label_gap: ReportTable | None = None,
                  intervals: pl.DataFrame | None = None, tests: pl.DataFrame | None = None,
                  benchmark: pl.DataFrame | None = None, chunks: Mapping[str, tuple[str, str]] | None = None,
-                 changes: ReportTable | None = None, drilldown_setting: str = registry.DEPLOYMENT) -> dict:
+                 changes: ReportTable | None = None, drilldown_setting: str = registry.DEPLOYMENT,
+                 usage: UsageReport | None = None) -> dict:
     """Writes `report.md`, the charts and `report.html` into `directory` (created if needed) and
     returns {"markdown": Path, "html": Path, "body": str (report.md without its charts section,
     whose images are files), "charts": [Path], "captions": [str], "table1": str, "tables": {name:
@@ -606,7 +608,9 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
     title, where the gold came from
     (lineage["gold_from"], with the caveat for "annotations"), the lineage lines, Table 1, the
     ablations, answer quality, the slices, the breakdowns by category and query type, URAG's
-    tiers, intent routing, and the charts linked by relative path. Same inputs, same bytes: no
+    tiers, intent routing, "What students asked" (`usage`: eval/report_usage.py's read of the coverage
+    tables; None: the section says there is no usage data yet), and the charts linked by relative
+    path. Same inputs, same bytes: no
     timestamps are added (put the run's time in `lineage` if it matters)."""
     if not isinstance(title, str) or not title.strip():
         raise ValueError("title must be a non-empty string")
@@ -645,6 +649,13 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
         if predictions is not None and not predictions.is_empty():
             sections.append("### Intent confusion (held-out split)\n\n" + tables["intent_confusion"].markdown())
     directory = Path(directory)
+    if usage is not None:
+        from dataclasses import replace
+
+        from eval.report_charts import usage_shares_chart
+
+        usage = replace(usage, chart=usage_shares_chart(usage.days, directory / USAGE_CHART_FILE))
+    sections.append(usage_markdown(usage))
     chart_paths = charts(aggregates, per_query, directory, slices)
     chart_lines = [f"![{caption}]({path.name})" for caption, path in zip(CHART_CAPTIONS, chart_paths)]
     key = _chart_key(main_rows)
@@ -657,7 +668,7 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
                       table1_caption=table1_caption(aggregates, lineage.get("gold_from")),
                       charts=list(zip(chart_paths, CHART_CAPTIONS)), chart_key=[line[2:] for line in key],
                       changes=changes, caveat=gold_note(lineage.get("gold_from")) is not None,
-                      drilldown=drilldown_data(per_query, benchmark, chunks, drilldown_setting))
+                      drilldown=drilldown_data(per_query, benchmark, chunks, drilldown_setting), usage=usage)
     html_path = directory / "report.html"
     html_path.write_text(render_html(page), encoding="utf-8")
     return {"markdown": markdown_path, "html": html_path, "body": body, "charts": chart_paths,

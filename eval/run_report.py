@@ -19,6 +19,7 @@ from eval import store as eval_store
 from eval.label_gap import gap_report, gap_table
 from eval.report_data import SETTING_ORDER
 from eval.report_tables import ReportTable
+from eval.report_usage import read_usage
 from eval.reports import changes_table, write_report
 
 __all__ = ["REPORTS_DIR", "chunk_texts", "report_directory", "run_changes", "run_lineage", "write_run_report"]
@@ -90,7 +91,8 @@ def write_run_report(con: duckdb.DuckDBPyConnection, warehouse: Path, run_id: st
     dict plus "run" (the eval_runs row). `title` defaults to "Evaluation of <institution>";
     `profile_attributes` (the label gap's rows, in the config's order) to the attributes the run's
     benchmark instances name. With the run's intervals and paired tests, and what changed since the
-    previous run of its benchmark (`run_changes`). KeyError when the run is not in the lakehouse."""
+    previous run of its benchmark (`run_changes`), and what students asked (the usage tables' rows when
+    the lakehouse has them: eval/report_usage.py). KeyError when the run is not in the lakehouse."""
     run = eval_store.run_info(con, run_id)
     benchmark = eval_store.benchmark_frame(con, run["benchmark_hash"])
     attributes = list(profile_attributes) if profile_attributes is not None else _benchmark_attributes(benchmark)
@@ -101,5 +103,5 @@ def write_run_report(con: duckdb.DuckDBPyConnection, warehouse: Path, run_id: st
         intents=eval_store.intent_frame(con, run_id), predictions=eval_store.intent_predictions_frame(con, run_id),
         label_gap=_label_gap(con, run_id, attributes), benchmark=benchmark, chunks=chunk_texts(con, run_id),
         intervals=eval_store.intervals_frame(con, run_id), tests=eval_store.tests_frame(con, run_id),
-        changes=run_changes(con, run_id))
+        changes=run_changes(con, run_id), usage=read_usage(con))
     return {**written, "run": run}

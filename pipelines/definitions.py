@@ -6,13 +6,13 @@ from dagster import Definitions, in_process_executor, load_asset_checks_from_mod
 
 from advisor import environment
 from advisor.config import load_config
-from assets import annotation, benchmarks, dialogue, evaluation, indexing, ingestion, intents, study
+from assets import annotation, benchmarks, dialogue, evaluation, indexing, ingestion, intents, study, usage
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from pipelines.fleet import fleet_from_environment
 from pipelines.schedules import nightly_refresh, notices_hourly, notices_job, refresh_job
 from pipelines.sensors import config_changed
 
-ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks, evaluation, dialogue, study]
+ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks, evaluation, dialogue, usage, study]
 
 
 def build_definitions(config_path: str | None = None, warehouse: str | None = None) -> Definitions:

@@ -295,6 +295,71 @@ CREATE TABLE IF NOT EXISTS embedding_cache (  -- dense vectors by text, per embe
 """
 
 
+USAGE_SCHEMA = """
+-- what students asked and said, read from <warehouse>/usage/ by the usage assets (advisor/usage/tables.py)
+CREATE TABLE IF NOT EXISTS usage_questions (   -- the question log within the retention window
+    answer_id      VARCHAR,               -- 32 hex, random per answer (joins usage_feedback)
+    day            DATE NOT NULL,         -- UTC day of the record's file
+    hour           VARCHAR,               -- "2026-12-07T11:00Z": no finer time is kept
+    question       VARCHAR,               -- scrubbed by serving before it was written
+    language       VARCHAR,
+    intent         VARCHAR,
+    tier           VARCHAR,               -- template | faq | documents | fallback
+    answer_method  VARCHAR,
+    score          DOUBLE,                -- the answering tier's own top score (NULL: none)
+    answered       BOOLEAN,               -- false: tier fallback, the material did not answer
+    low_score      BOOLEAN NOT NULL,      -- answered below the build's own bar (advisor/usage/coverage.py)
+    build_id       VARCHAR,
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS usage_feedback (    -- each helpful / not helpful, with the answer it rated
+    answer_id      VARCHAR,
+    day            DATE NOT NULL,
+    hour           VARCHAR,
+    helpful        BOOLEAN,
+    reason         VARCHAR,               -- wrong | outdated | not_my_case | unclear | other | NULL
+    tier           VARCHAR,               -- of the rated answer (NULL: its question is not in the log)
+    answer_method  VARCHAR,
+    language       VARCHAR,
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS usage_coverage_daily (  -- per day: how the questions were answered
+    day            DATE NOT NULL,
+    questions      BIGINT NOT NULL,
+    template       BIGINT NOT NULL,
+    faq            BIGINT NOT NULL,
+    documents      BIGINT NOT NULL,
+    fallback       BIGINT NOT NULL,
+    low_score      BIGINT NOT NULL,
+    share_template DOUBLE,
+    share_faq      DOUBLE,
+    share_documents DOUBLE,
+    share_fallback DOUBLE,
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS usage_clusters (    -- unanswered and low-score questions, grouped by meaning
+    rank           INTEGER NOT NULL,      -- 1 = asked most often
+    questions      BIGINT NOT NULL,       -- how many logged questions the group holds
+    unanswered     BIGINT NOT NULL,       -- of them, not answered (tier fallback)
+    low_score      BIGINT NOT NULL,       -- of them, answered below the build's bar
+    examples       VARCHAR[] NOT NULL,    -- up to 3 distinct wordings, most frequent first
+    languages      VARCHAR[],
+    first_day      DATE,
+    last_day       DATE,
+    nearest_faq_question VARCHAR,         -- the served build's closest FAQ entry (NULL: no build)
+    nearest_faq_url      VARCHAR,
+    nearest_faq_score    DOUBLE,
+    nearest_page_title   VARCHAR,         -- the page retrieval ranks first for the group's question
+    nearest_page_url     VARCHAR,
+    build_id       VARCHAR,               -- the build those came from
+    run_id         VARCHAR NOT NULL
+);
+"""
+
+
 def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     warehouse = Path(warehouse)
     warehouse.mkdir(parents=True, exist_ok=True)
@@ -311,6 +376,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE documents ADD COLUMN IF NOT EXISTS updated_on DATE")
     con.execute(LLM_SCHEMA)
     con.execute(EMBEDDING_CACHE_DDL)
+    con.execute(USAGE_SCHEMA)
     history.ensure_history(con)  # versions tables (migrated on first open), build chunks, lineage views
     # and versioned like the rest of a document's content (a page that starts stating it opens a version)
     con.execute("ALTER TABLE document_versions ADD COLUMN IF NOT EXISTS updated_on DATE")
