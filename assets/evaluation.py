@@ -21,6 +21,7 @@ from eval import store as eval_store
 from eval.store import aggregates_frame, evaluation_code_version, intent_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from assets.stage import begin, stage_asset
+from assets.study import preference_study
 from assets.usage import coverage
 
 GROUP = "evaluation"
@@ -122,8 +123,9 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
                                        "table1_markdown": MetadataValue.md(table.markdown())})
 
 
-# after `coverage` too: the report's "What students asked" reads its tables (eval/report_usage.py)
-@stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation, coverage])
+# after `coverage` and `preference_study` too: the report's "What students asked" and "Preference
+# study" sections read their tables (eval/report_usage.py, eval/study.py)
+@stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation, coverage, preference_study])
 def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
                       warehouse: WarehouseResource) -> MaterializeResult:
     """The report of the latest evaluation run as one self-contained page, `report.html` (Table 1, the ablations,

@@ -89,6 +89,7 @@ class HtmlReport:
     drilldown: Mapping | None = None
     caveat: bool = False  # the gold line carries a caveat: shown as a warning
     usage: UsageReport | None = None  # "What students asked" (None: no usage data yet)
+    study: str | None = None  # the preference study's section (eval/study.py), None: never run
 
 
 def _e(text: object) -> str:
@@ -419,6 +420,7 @@ def render_html(report: HtmlReport) -> str:
     sections = [("changes", "What changed since the previous run", _changes_html(report.changes)),
                 *tables,
                 ("usage", USAGE_HEADING, _usage_html(report.usage)),
+                *([("preference-study", "Preference study", report.study)] if report.study else []),
                 ("charts", "Charts", _section("charts", "Charts", _charts_html(report.charts, report.chart_key))),
                 ("questions", "Questions, one by one",
                  _section("questions", "Questions, one by one", _drilldown_html(report.drilldown)))]

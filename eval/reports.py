@@ -595,7 +595,7 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
                  intervals: pl.DataFrame | None = None, tests: pl.DataFrame | None = None,
                  benchmark: pl.DataFrame | None = None, chunks: Mapping[str, tuple[str, str]] | None = None,
                  changes: ReportTable | None = None, drilldown_setting: str = registry.DEPLOYMENT,
-                 usage: UsageReport | None = None) -> dict:
+                 usage: UsageReport | None = None, study: str | None = None) -> dict:
     """Writes `report.md`, the charts and `report.html` into `directory` (created if needed) and
     returns {"markdown": Path, "html": Path, "body": str (report.md without its charts section,
     whose images are files), "charts": [Path], "captions": [str], "table1": str, "tables": {name:
@@ -668,7 +668,8 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
                       table1_caption=table1_caption(aggregates, lineage.get("gold_from")),
                       charts=list(zip(chart_paths, CHART_CAPTIONS)), chart_key=[line[2:] for line in key],
                       changes=changes, caveat=gold_note(lineage.get("gold_from")) is not None,
-                      drilldown=drilldown_data(per_query, benchmark, chunks, drilldown_setting), usage=usage)
+                      drilldown=drilldown_data(per_query, benchmark, chunks, drilldown_setting), usage=usage,
+                      study=study)
     html_path = directory / "report.html"
     html_path.write_text(render_html(page), encoding="utf-8")
     return {"markdown": markdown_path, "html": html_path, "body": body, "charts": chart_paths,

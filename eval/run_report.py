@@ -21,6 +21,7 @@ from eval.report_data import SETTING_ORDER
 from eval.report_tables import ReportTable
 from eval.report_usage import read_usage
 from eval.reports import changes_table, write_report
+from eval.study import study_section
 
 __all__ = ["REPORTS_DIR", "chunk_texts", "report_directory", "run_changes", "run_lineage", "write_run_report"]
 
@@ -103,5 +104,5 @@ def write_run_report(con: duckdb.DuckDBPyConnection, warehouse: Path, run_id: st
         intents=eval_store.intent_frame(con, run_id), predictions=eval_store.intent_predictions_frame(con, run_id),
         label_gap=_label_gap(con, run_id, attributes), benchmark=benchmark, chunks=chunk_texts(con, run_id),
         intervals=eval_store.intervals_frame(con, run_id), tests=eval_store.tests_frame(con, run_id),
-        changes=run_changes(con, run_id), usage=read_usage(con))
+        changes=run_changes(con, run_id), usage=read_usage(con), study=study_section(con))
     return {**written, "run": run}
