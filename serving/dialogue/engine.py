@@ -166,7 +166,7 @@ class Advisor:
         self.documents = DocumentsTier(self.retriever, self.params, settings, self.reader, self.extractive, llm,
                                        config)
         self.faq = FAQTier(faq_store, dict(thresholds or {}), self.embedder, self.reader, settings,
-                           self.documents.first_passage)
+                           self.documents.first_passage, config, self.documents.variant_sections)
         self.fallback = FallbackTier(self.documents, self.reader, self.doc_limits, llm, config, settings)
         # The source snapshots are read on first use: only opened citations need them, not answering.
         self._sources_lock = threading.Lock()
