@@ -148,6 +148,9 @@ class _ProfileReader:
         kept = cells[:1] + [cell for cell in cells[1:] if not self._conflicts(row_format.header_and_value(cell)[0], known)]
         if len(kept) == len(cells) or len(kept) < 2:
             return line
+        if len(kept) == 2:  # one column left: its header says whose value it is, so it stays with it
+            header, value = row_format.header_and_value(kept[1])
+            kept[1] = f"{header} {value}" if header else value
         return row_format.row_line(kept)
 
     def own_rows(self, text: str, known: Mapping[str, Any]) -> str:
