@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from advisor.index import fields
 from advisor.retrieval.results import RetrievalResult
-from serving.answer.language import language_of, reply_language
+from serving.answer.language import language_of, reply_language, sources_say
 from serving.dialogue import assembly, templates, variants
 from serving.dialogue.answerability import MIN_COVERAGE
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
@@ -202,8 +202,14 @@ class DocumentsTier:
         citations = [assembly.passage_citation(evidence[i], composed.snippets.get(i)) for i in cited]
         text = composed.text
         if declined:
-            # the student does not know the value the sources differ by: each part says whom it is for
-            text = assembly.label_variants(text, cited_applies_to, labelled, self.schema, student)
+            # the student does not know the value the sources differ by: each part says whom it is
+            # for; "according to the sources:" heads them all, once
+            lead = sources_say(student)
+            parts = [part.removeprefix(lead + "\n") for part in text.split("\n" + lead + "\n")]
+            text = assembly.label_variants("\n".join(parts).removeprefix(lead + "\n"), cited_applies_to, labelled,
+                                           self.schema, student)
+            if composed.text.startswith(lead + "\n") or len(parts) > 1:
+                text = f"{lead}\n{text}"
         notes = [templates.text("documents_note", student)]
         if composed.language_note:  # an answer quoted or translated from material in another language
             notes.append(composed.language_note)
