@@ -241,10 +241,10 @@ class DocumentsTier:
         return found
 
     def _every_variant(self, evidence, cited: list[int], session: Session, pending: Pending, declined: list[str]):
-        """(evidence, composed answer) answering for every value of the first declined categorical
-        attribute that the documents state (from the cited pages where they state it), one part per
-        value in the schema's order; None when fewer than two are stated (the answer as composed
-        says it all)."""
+        """(the attribute, its evidence, the composed answer) answering for every value of the first
+        declined categorical attribute that the documents state (from the cited pages where they
+        state it), one part per value in the schema's order; None when fewer than two are stated or
+        they all say the same (the answer as composed says it all)."""
         pages = {evidence[i].doc_url for i in cited}
         for name in declined:
             sections = self.variant_sections(pending, session, name, pages)
