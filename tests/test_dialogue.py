@@ -85,9 +85,14 @@ def test_dont_know_gets_the_faq_answer_labelled_with_whom_it_is_for(demo_warehou
     session = advisor.new_session()
     reply = advisor.respond(session, message=SCHOLARSHIP)
     reply = advisor.respond(session, profile={"student_status": None})
-    assert reply.type == "answer" and reply.tier == "faq"
-    entry = next(e for e in advisor.faq_store.entries if e.source_url == reply.citations[0].url)
-    assert reply.answer == f"{advisor.schema['student_status'].label('returning')}: {entry.answer}"
+    assert reply.type == "answer" and reply.tier in ("faq", "documents")
+    # the entry's answer under its label, beside what the material states for the other statuses
+    # (issue 27: every variant, not only the entries that passed the FAQ threshold)
+    label = advisor.schema["student_status"].label
+    assert any(line.startswith(f"{label('returning')}: ") for line in reply.answer.splitlines())
+    assert best.entry.source_url in [c.url for c in reply.citations]
+    assert sum(line.startswith(f"{label(v)}: ") for line in reply.answer.splitlines()
+               for v in advisor.schema["student_status"].values) >= 2
     assert reply.disclaimer  # and the note says the answer was found without the status
 
 

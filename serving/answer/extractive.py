@@ -99,7 +99,8 @@ def extractive_answer(query: str, evidence: Sequence[RetrievedChunk], known: Map
         return ComposedAnswer(_nothing_fits(student), [], {}, "extractive",
                               "every part of the evidence addresses other students than this profile")
     scores = {(c.evidence, c.unit.position): score for score, c in scored}
-    return _compose(picked, scores, is_yes_no(query), student, note)
+    reader = _reader_for(config)
+    return _compose(picked, scores, is_yes_no(query), student, note, lambda line: reader.own_cells(line, known))
 
 
 def is_yes_no(query: str) -> bool:
@@ -137,6 +138,47 @@ class _ProfileReader:
         return not any(conflicts(self._applies_to(text, label), known, self.config.profile)
                        for text, label in readings if text)
 
+    def own_cells(self, line: str, known: Mapping[str, Any]) -> str:
+        """A row whose columns are for different students ("구분: 졸업학점 | '16학번까지: 140학점 |
+        '19~'21학번: 133학점"), as this student's: its label and the cells whose header addresses
+        them or no one. Any other line, or a row none of whose cells is this student's, as it is."""
+        if not known or not is_row(line):
+            return line
+        cells = row_cells(line)
+        kept = cells[:1] + [cell for cell in cells[1:] if not self._conflicts(row_format.header_and_value(cell)[0], known)]
+        if len(kept) == len(cells) or len(kept) < 2:
+            return line
+        if len(kept) == 2:  # one column left: its header says whose value it is, so it stays with it
+            header, value = row_format.header_and_value(kept[1])
+            kept[1] = f"{header} {value}" if header else value
+        return row_format.row_line(kept)
+
+    def own_rows(self, text: str, known: Mapping[str, Any]) -> str:
+        """`text` with only this student's rows of each table in it (a row's label addresses other
+        students: "입학년도: 2016학번 이전 | 졸업학점: 140학점" for a 2020 student), each with the
+        cells that are theirs (`own_cells`); a table none of whose rows is theirs stays whole."""
+        if not known:
+            return text
+        lines = text.splitlines()
+        out: list[str] = []
+        i = 0
+        while i < len(lines):
+            if not is_row(lines[i]):
+                out.append(lines[i])
+                i += 1
+                continue
+            table = []
+            while i < len(lines) and is_row(lines[i]):
+                table.append(lines[i])
+                i += 1
+            own = [line for line in table if not self._conflicts(row_cells(line)[0], known)]
+            out += [self.own_cells(line, known) for line in (own or table)]
+        return "\n".join(out)
+
+    def _conflicts(self, label: str, known: Mapping[str, Any]) -> bool:
+        """Does `label` (a column header, a row's first cell), read as a label, address other students?"""
+        return bool(label) and conflicts(self._applies_to(label, True), dict(known), self.config.profile)
+
     def _applies_to(self, text: str, as_label: bool) -> dict:
         key = (text, as_label)
         if key not in self._readings:
@@ -149,6 +191,12 @@ class _ProfileReader:
 
 
 _READERS: dict[int, tuple[InstitutionConfig, _ProfileReader]] = {}
+
+
+def own_rows(text: str, known: Mapping[str, Any], config: InstitutionConfig) -> str:
+    """`text` (an FAQ entry's stored answer) with only the student's rows of its tables
+    (`_ProfileReader.own_rows`): a table answers with the student's row, not every cohort's."""
+    return _reader_for(config).own_rows(text, known)
 
 
 def unit_fits(unit: Unit, known: Mapping[str, Any], config: InstitutionConfig) -> bool:
@@ -403,10 +451,11 @@ def _first_informative(candidates: list[_Candidate], student: str) -> list[_Cand
 # ----------------------------------------------------------------------------- composing
 
 def _compose(picked: list[_Candidate], scores: dict[tuple[int, int], float], yes_no: bool, student: str,
-             note: str | None) -> ComposedAnswer:
+             note: str | None, own: Callable[[str], str] = lambda line: line) -> ComposedAnswer:
     """The answer the student reads: sources in the order of their best unit, each source's best
     unit first (the sentence that answers leads) and its other units in reading order; a table's
-    rows as sentences, its caption once, after the first of them. One marker per source.
+    rows as sentences (in the student's language's glue, each with only the cells for the student:
+    `own`), its caption once, after the first of them. One marker per source.
     The snippets stay verbatim, in reading order: they are what the citation quotes."""
     by_source: dict[int, list[_Candidate]] = {}
     for c in picked:  # best first
@@ -419,7 +468,7 @@ def _compose(picked: list[_Candidate], scores: dict[tuple[int, int], float], yes
         block: list[str] = []
         captions: set[str] = set()
         for c in [best, *sorted(others, key=lambda c: c.unit.position)]:
-            block += _lines(c, scores, captions)
+            block += _lines(c, scores, captions, student, own)
         block[-1] += " " + marker(number)
         lines += block
         verbatim: list[str] = []
@@ -445,11 +494,12 @@ def _shown(c: _Candidate, scores: dict[tuple[int, int], float]) -> tuple[str, ..
     return (c.shown[0], *(line for line, s in zip(c.shown[1:], member_scores) if s >= best * TABLE_ROW_FLOOR))
 
 
-def _lines(c: _Candidate, scores: dict[tuple[int, int], float], captions: set[str]) -> list[str]:
+def _lines(c: _Candidate, scores: dict[tuple[int, int], float], captions: set[str], student: str = "ko",
+           own: Callable[[str], str] = lambda line: line) -> list[str]:
     """What the student reads for a unit: its content first, its caption (once per source) after."""
     shown = _shown(c, scores)
     caption = c.unit.caption if shown and shown[0] == c.unit.caption and c.unit.caption else ""
-    body = [readable(line) for line in (shown[1:] if caption else shown)]
+    body = [readable(own(line), student) for line in (shown[1:] if caption else shown)]
     if caption and c.unit.kind == "list" and not any(is_row(line) for line in shown[1:]) and _short_items(body):
         return [f"{caption}: {', '.join(body)}"]  # a short list reads as one line
     if caption and caption not in captions:

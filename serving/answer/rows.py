@@ -10,7 +10,10 @@ institution's vocabulary:
   nothing: "기준", "요건", "내용"), unless the value is a bare number, whose header is its unit
   ("교과목: 디지털리터러시 | 학점: 2" -> "디지털리터러시의 학점은 2입니다.");
 - more cells: "{label}의 {header}은/는 {value}, {header}은/는 {value}입니다.";
-- a row without Hangul is read in English: "For {label}, {header} is {value} and ...".
+- a row without Hangul is read in English: "For {label}, {header} is {value} and ...";
+- a Korean row for a student who writes another language is quoted as its cells, joined by marks
+  only: "{label}: {value}", "{label} — {header}: {value}; {header}: {value}" (no glue in a
+  language the student does not read: advisor/language/en/grammar.yaml).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from advisor.language import alternation
 
 # The glue's words (particles, the copula, sentence endings): advisor/language/ko/grammar.yaml
 _GRAMMAR = language.load("ko", "grammar")
+_EN_GRAMMAR = language.load("en", "grammar")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _BARE_NUMBER = re.compile(r"^[\d.,\s%~\-–]+$")
 _ALREADY_SENTENCE = re.compile("(?:" + alternation(_GRAMMAR["sentence_endings"]) + r"|[.!?。])$")
@@ -33,8 +37,9 @@ _DIGIT_HAS_FINAL = {digit: digit in _GRAMMAR["digits_with_final_consonant"] for 
 _POSSESSIVE, _COPULA = _GRAMMAR["possessive"], _GRAMMAR["copula"]
 
 
-def row_sentence(cells: list[tuple[str, str]]) -> str:
-    """(header, value) cells of one row as one sentence; "" when no cell has a value."""
+def row_sentence(cells: list[tuple[str, str]], language: str = "ko") -> str:
+    """(header, value) cells of one row as one sentence; "" when no cell has a value. `language`:
+    the student's; the glue is Korean only for a Korean reader of a row in Korean."""
     cells = [(h.strip(), v.strip().rstrip(".")) for h, v in cells if v.strip() not in _EMPTY_VALUES]
     if not cells:
         return ""
@@ -43,6 +48,8 @@ def row_sentence(cells: list[tuple[str, str]]) -> str:
         return f"{header}: {value}" if header else value
     if not any(_HANGUL.search(h + v) for h, v in cells):
         return _english(cells)
+    if language != "ko":
+        return _quoted(cells)
     (_, label), rest = cells[0], cells[1:]
     if len(rest) == 1:
         header, value = rest[0]
@@ -84,9 +91,21 @@ def _predicate(value: str) -> str:
 
 def _english(cells: list[tuple[str, str]]) -> str:
     (_, label), rest = cells[0], cells[1:]
-    parts = [f"{_lower_first(h)} is {v}" if h else v for h, v in rest]
-    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"For {label}, {said}."
+    parts = [_EN_GRAMMAR["row_cell"].format(header=_lower_first(h), value=v) if h else v for h, v in rest]
+    said = parts[0] if len(parts) == 1 else (_EN_GRAMMAR["cell_separator"].join(parts[:-1])
+                                              + _EN_GRAMMAR["last_cell_separator"] + parts[-1])
+    return _EN_GRAMMAR["row"].format(label=label, said=said)
+
+
+def _quoted(cells: list[tuple[str, str]]) -> str:
+    """A Korean row for a student who writes another language: its cells as they are, joined by
+    marks only ("전공필수: 15학점"; "2021학번 — 졸업학점: 130학점; 교양: 36학점"): neither
+    Korean glue the student does not read nor English glue around Korean words."""
+    (_, label), rest = cells[0], cells[1:]
+    if len(rest) == 1:
+        return _EN_GRAMMAR["quoted_row"].format(label=label, said=rest[0][1])
+    said = _EN_GRAMMAR["quoted_separator"].join(f"{h}: {v}" if h else v for h, v in rest)
+    return _EN_GRAMMAR["quoted_cells"].format(label=label, said=said)
 
 
 def _lower_first(header: str) -> str:

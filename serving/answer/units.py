@@ -90,12 +90,12 @@ def header_cells(line: str) -> list[tuple[str, str]]:
     return [row_format.header_and_value(cell) for cell in row_cells(line)]
 
 
-def readable(line: str) -> str:
+def readable(line: str, language: str = "ko") -> str:
     """How a verbatim line is shown in an answer: bullets dropped, a row read as a sentence built
-    from its headers and cells (serving/answer/rows.py: the values verbatim, only the glue added),
-    a wrapped (PDF) line's breaks as spaces. Nothing else changes."""
+    from its headers and cells (serving/answer/rows.py: the values verbatim, only the glue added,
+    in the reader's `language`), a wrapped (PDF) line's breaks as spaces. Nothing else changes."""
     if is_row(line):
-        return row_sentence(header_cells(line)) or " ".join(strip_bullet(line).split())
+        return row_sentence(header_cells(line), language) or " ".join(strip_bullet(line).split())
     return " ".join(strip_bullet(line).split())
 
 

@@ -15,6 +15,7 @@ import urllib.request
 from types import SimpleNamespace
 from typing import Any
 
+from serving.answer.language import reply_language
 from serving.api.terminal import EXIT_BAD_INPUT, EXIT_OK, Terminal, print_answer
 
 EXIT_UNREACHABLE = 1  # the same code as "no index build": nothing could answer
@@ -65,6 +66,7 @@ def _as_objects(value: Any) -> Any:
 def ask_remote(base: str, question: str, profile: dict[str, str], terminal: Terminal | None = None) -> int:
     """Asks `question` of the server at `base`; the exit code of `advisor ask`."""
     terminal = terminal or Terminal()
+    terminal.language = reply_language(question, terminal.language)  # its own words in the asker's language
     if not base.startswith(("http://", "https://")):
         print(f"error: --server {base!r}: expected http://host:port", file=terminal.stderr)
         return EXIT_BAD_INPUT

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from serving.answer.language import reply_language
 from serving.dialogue import templates
 
-UNKNOWN_LABEL = templates.text("unknown_option", "ko")  # the dialogue's own wording of "I don't know"
 EXIT_OK, EXIT_NO_BUILD, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -43,6 +43,9 @@ class Terminal:
     stdin: TextIO = field(default_factory=lambda: sys.stdin)
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    # the language of the terminal's own words ("don't know", "choose 1-3"): the asker's, read from
+    # the question as the engine reads it (`converse` sets it)
+    language: str = "ko"
 
     @property
     def interactive(self) -> bool:
@@ -51,12 +54,13 @@ class Terminal:
     def answer(self, question) -> Any:
         """The chosen option's value, or None for "don't know"."""
         if not self.interactive:
-            print(f"(stdin is not a terminal: answering '{UNKNOWN_LABEL}' to \"{question.question}\")", file=self.stderr)
+            unknown = templates.text("unknown_option", self.language)
+            print(f"(stdin is not a terminal: answering '{unknown}' to \"{question.question}\")", file=self.stderr)
             return None
         print(f"\n{question.question}", file=self.stdout)
         for number, option in enumerate(question.options, start=1):
             print(f"  {number}) {option.label}", file=self.stdout)
-        print(f"  Enter) {UNKNOWN_LABEL}", file=self.stdout)
+        print(f"  Enter) {templates.text('unknown_option', self.language)}", file=self.stdout)
         while True:
             print("> ", end="", file=self.stdout, flush=True)
             line = self.stdin.readline()
@@ -65,12 +69,13 @@ class Terminal:
             choice = line.strip()
             if choice.isdigit() and 1 <= int(choice) <= len(question.options):
                 return question.options[int(choice) - 1].value
-            print(f"  {templates.text('choose_option', 'ko', count=len(question.options))}", file=self.stdout)
+            print(f"  {templates.text('choose_option', self.language, count=len(question.options))}", file=self.stdout)
 
 
 def converse(advisor, question: str, profile: dict, terminal: Terminal, max_rounds: int | None = None):
     """Runs one question to its answer; DialogueInputError propagates (the caller names the field)."""
     session = advisor.new_session(profile or None)
+    terminal.language = reply_language(question, getattr(advisor, "language", "ko"))
     reply = advisor.respond(session, message=question)
     # The engine asks each attribute at most once or twice per question; the cap only guards
     # against a loop if it ever did not.

@@ -167,7 +167,9 @@ class Advisor:
         self.documents = DocumentsTier(self.retriever, self.params, settings, self.reader, self.extractive, llm,
                                        config)
         self.faq = FAQTier(faq_store, dict(thresholds or {}), self.embedder, self.reader, settings,
-                           self.documents.first_passage)
+                           self.documents.first_passage, config,
+                           # the documents list every variant in the offline answer only
+                           self.documents.variant_sections if llm.answerer is None else None)
         self.fallback = FallbackTier(self.documents, self.reader, self.doc_limits, llm, config, settings)
         # The source snapshots are read on first use: only opened citations need them, not answering.
         self._sources_lock = threading.Lock()

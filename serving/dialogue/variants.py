@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from advisor import language as language_data
+from advisor.config import english_name
 from advisor.index import fields
 from advisor.retrieval.results import RetrievedChunk
 from serving.dialogue.answerability import TermWeights, contains, coverage
@@ -194,28 +195,36 @@ def is_covered(value, variants: Sequence[Variant], attribute) -> bool:
 
 
 def range_text(low: int, high: int, attribute, language: str = "ko") -> str:
-    """A range as a student reads it: "2021학번", "2019–2022학번", "2023학번 이후", "2018학번 이전"."""
-    if low == high:
-        return attribute.value_text(low)
+    """A range as a student reads it: "2021학번", "2019–2022학번", "2023학번 이후", "2018학번 이전";
+    for a student who writes another language, the bare numbers in that language's frame
+    ("2023 and later": the Korean unit is the institution's word, not the student's)."""
     templates = language_data.load("ko" if language == "ko" else "en", "templates")
+    text = attribute.value_text if language == "ko" else str
+    if low == high:
+        return text(low)
     if high >= attribute.max and low > attribute.min:
-        return templates["range_from"].format(value=attribute.value_text(low))
+        return templates["range_from"].format(value=text(low))
     if low <= attribute.min and high < attribute.max:
-        return templates["range_until"].format(value=attribute.value_text(high))
-    return f"{low}–{attribute.value_text(high)}"
+        return templates["range_until"].format(value=text(high))
+    return f"{low}–{text(high)}"
+
+
+def value_label(name: str, value, attribute, language: str = "ko") -> str:
+    """One value (or range) of attribute `name` as a label in the student's `language`: the
+    value's label ("심화전공"; in English its English alias, "intensive major"), or a range of
+    numbers ("2019–2022학번"; in English "admission year 2019–2022")."""
+    if fields.is_categorical(attribute):
+        label = attribute.label if language == "ko" else attribute.english_label
+        return "·".join(label(v) for v in attribute.values if v in value)
+    low, high = (int(value[0]), int(value[-1])) if isinstance(value, (list, tuple)) else (int(value), int(value))
+    templates = language_data.load("ko" if language == "ko" else "en", "templates")
+    return templates["audience_value"].format(attribute=english_name(name), value=range_text(low, high, attribute, language))
 
 
 def audience_label(applies_to: Mapping, names: Sequence[str], schema: fields.Schema, language: str = "ko") -> str | None:
-    """Whom a passage applies to on `names`, in the schema's own words ("컴퓨터학과 2019–2022학번"); None
-    when it is limited on none of them (it applies to everyone on those)."""
-    parts = []
-    for name in schema:
-        value = applies_to.get(name)
-        if name not in names or not value:
-            continue
-        attribute = schema[name]
-        if fields.is_categorical(attribute):
-            parts.append("·".join(attribute.label(v) for v in attribute.values if v in value))
-        else:
-            parts.append(range_text(int(value[0]), int(value[-1]), attribute, language))
+    """Whom a passage applies to on `names`, in the schema's own words ("컴퓨터학과 2019–2022학번"),
+    in the student's `language`; None when it is limited on none of them (it applies to everyone
+    on those)."""
+    parts = [value_label(name, applies_to.get(name), schema[name], language)
+             for name in schema if name in names and applies_to.get(name)]
     return " ".join(p for p in parts if p) or None

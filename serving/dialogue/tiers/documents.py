@@ -5,12 +5,14 @@ citations."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import date
 from typing import Any, Mapping
 
+from advisor.index import fields
 from advisor.retrieval.results import RetrievalResult
-from serving.answer.language import language_of, reply_language
+from serving.answer.language import language_of, reply_language, sources_say
 from serving.dialogue import assembly, templates, variants
 from serving.dialogue.answerability import MIN_COVERAGE
 from serving.dialogue.evidence import evidence_attributes, follow_up_attributes, select_evidence
@@ -185,14 +187,30 @@ class DocumentsTier:
             glossed = pending.query if pending.trace.get("glossary") else None
             composed = self.offline_answer(pending.message, evidence, session.known, glossed)
         cited = composed.cited or [0]
-        citations = [assembly.passage_citation(evidence[i], composed.snippets.get(i)) for i in cited]
         cited_applies_to = [evidence[i].applies_to for i in cited]
         declined = assembly.declined(cited_applies_to, session, self.schema)
+        student = reply_language(pending.message, self.language)  # the product's words are in the student's
+        if declined and self.llm.answerer is None and (every := self._every_variant(evidence, cited, session,
+                                                                                    pending, declined)):
+            # the student does not know a value the cited pages state variants for: every variant
+            # they state, each under whom it is for (not the few that ranked into the evidence)
+            labelled, evidence, composed = every
+            cited = composed.cited
+            cited_applies_to = [evidence[i].applies_to for i in cited]
+        else:
+            labelled = declined
+        citations = [assembly.passage_citation(evidence[i], composed.snippets.get(i)) for i in cited]
         text = composed.text
         if declined:
-            # the student does not know the value the sources differ by: each part says whom it is for
-            text = assembly.label_variants(text, cited_applies_to, declined, self.schema, self.language)
-        notes = [templates.text("documents_note", reply_language(pending.message, self.language))]
+            # the student does not know the value the sources differ by: each part says whom it is
+            # for; "according to the sources:" heads them all, once
+            lead = sources_say(student)
+            parts = [part.removeprefix(lead + "\n") for part in text.split("\n" + lead + "\n")]
+            text = assembly.label_variants("\n".join(parts).removeprefix(lead + "\n"), cited_applies_to, labelled,
+                                           self.schema, student)
+            if composed.text.startswith(lead + "\n") or len(parts) > 1:
+                text = f"{lead}\n{text}"
+        notes = [templates.text("documents_note", student)]
         if composed.language_note:  # an answer quoted or translated from material in another language
             notes.append(composed.language_note)
         if declined:
@@ -201,7 +219,62 @@ class DocumentsTier:
                      citations=citations, disclaimer=" ".join(notes),
                      trace={"evidence": [c.chunk_id for c in evidence], "answer_note": note or composed.note})
 
+    # ------------------------------------------------------------------ "don't know": every variant
+    def variant_sections(self, pending: Pending, session: Session, name: str, pages=frozenset()) -> dict:
+        """Per value of the categorical attribute `name` (which the student does not know), in the
+        schema's order, the passages written for that value that answer the question, as retrieved
+        for a student who had it, those of the documents `pages` first (the cited pages: the
+        variants they state are told from them). Values no such passage is written for are left out."""
+        attribute = self.schema[name]
+        if not fields.is_categorical(attribute):
+            return {}
+        found = {}
+        for value in attribute.values:
+            known = {**pending.scoped(session.known), name: value}
+            chunks = self.retrieve(pending.query, known, soft=set(pending.relevant) | {name}).chunks
+            # a passage for the value that holds the question's key words itself, not one that
+            # only comes close in meaning (a merit scholarship for a question about TOPIK levels)
+            own = [c for c in chunks if value in (c.applies_to.get(name) or ()) and self._qualifies(pending, [c])
+                   and self.reader.answerability(pending.query, [c]) >= MIN_COVERAGE]
+            if own:
+                found[value] = sorted(own, key=lambda c: c.doc_url not in pages)  # stable: rank order kept
+        return found
+
+    def _every_variant(self, evidence, cited: list[int], session: Session, pending: Pending, declined: list[str]):
+        """(the attribute, its evidence, the composed answer) answering for every value of the first
+        declined categorical attribute that the documents state (from the cited pages where they
+        state it), one part per value in the schema's order; None when fewer than two are stated or
+        they all say the same (the answer as composed says it all)."""
+        pages = {evidence[i].doc_url for i in cited}
+        for name in declined:
+            sections = self.variant_sections(pending, session, name, pages)
+            if len(sections) < 2:
+                continue
+            glossed = pending.query if pending.trace.get("glossary") else None
+            chosen, parts = [], []
+            for value, chunks in sections.items():
+                part = self.offline_answer(pending.message, chunks[:1], {**session.known, name: value}, glossed)
+                if not part.cited:
+                    continue
+                chosen.append(chunks[0])
+                parts.append(part)
+            facts_of = self.reader.facts_reader(pending.query)
+            stated = [variants.Variant((c.applies_to.get(name)[0],), facts_of(c) or frozenset(), True) for c in chosen]
+            if len({_unmarked(part.text) for part in parts}) < 2 or not variants.differ(stated):
+                continue  # every variant says the same: the answer does not depend on it after all
+            # one part per value, each citing its own passage: [k] is the k-th chosen passage
+            text = "\n".join(re.sub(r"\[\d+\]", f"[{k}]", part.text) for k, part in enumerate(parts, 1))
+            snippets = {k: part.snippets.get(0, "") for k, part in enumerate(parts)}
+            pending.trace["every_variant"] = {"attribute": name, "values": list(sections)}
+            return name, chosen, replace(parts[0], text=text, cited=list(range(len(parts))), snippets=snippets)
+        return None
+
     def offline_answer(self, message: str, evidence, known: Mapping[str, Any], search_text: str | None = None):
         """The extractive answer from `evidence` (also the evaluation's baselines' answer);
         `search_text`: what the passages are matched against, when not the message itself."""
         return self.extractive.answer(message, evidence, known, search_text)
+
+
+def _unmarked(text: str) -> str:
+    """An answer's text without its citation markers."""
+    return re.sub(r"\s*\[\d+\]", "", text).strip()

@@ -4,6 +4,7 @@ for this student; when documents answer it for other students, it says for whom 
 from __future__ import annotations
 
 from advisor.index import fields
+from serving.answer.language import reply_language
 from serving.dialogue import variants
 from serving.dialogue.turn import Turn
 from serving.dialogue.types import Reply
@@ -25,7 +26,7 @@ class FallbackTier:
         from serving.answer.fallback import fallback_answer
 
         pending = turn.pending
-        uncovered = self._uncovered(turn)
+        uncovered = self._uncovered(turn, reply_language(pending.message, self.language))
         audience = " ".join(value for value, _ in uncovered.values()) if uncovered else None
         covered = "; ".join(text for _, text in uncovered.values()) if uncovered else None
         text, method, disclaimer = fallback_answer(pending.message, self.config, self.llm.client,
@@ -34,7 +35,7 @@ class FallbackTier:
         trace = {"fallback_reason": "uncovered_profile" if uncovered else "unanswerable"}
         return Reply("answer", answer=text, tier="fallback", answer_method=method, disclaimer=disclaimer, trace=trace)
 
-    def _uncovered(self, turn: Turn) -> dict | None:
+    def _uncovered(self, turn: Turn, language: str) -> dict | None:
         """When the student's own evidence does not answer: the attributes the question depends on
         whose known value no answering document covers, read from a deeper retrieval for anyone:
         {name: (the student's value as text, the covered values as text)}; None when that is not
@@ -53,24 +54,25 @@ class FallbackTier:
             answering = [v for v in found.get(name, []) if v.addressed]
             value = session.known[name]
             if answering and not variants.is_covered(value, answering, self.schema[name]):
-                missing[name] = (self._value_text(name, value), self._covered_text(name, answering))
+                missing[name] = (self._value_text(name, value, language),
+                                 self._covered_text(name, answering, language))
         return missing or None
 
-    def _value_text(self, name: str, value) -> str:
+    def _value_text(self, name: str, value, language: str) -> str:
+        """The student's value as a label in their language ("2016학번", "admission year 2016")."""
         attribute = self.schema[name]
-        return attribute.label(value) if fields.is_categorical(attribute) else attribute.value_text(value)
+        return variants.value_label(name, [value] if fields.is_categorical(attribute) else value, attribute, language)
 
-    def _covered_text(self, name: str, found) -> str:
+    def _covered_text(self, name: str, found, language: str) -> str:
         """The values the answering documents cover, as text: consecutive numbers as one range."""
         attribute = self.schema[name]
         values = variants.covered_values(found, attribute)
         if fields.is_categorical(attribute):
-            return ", ".join(attribute.label(v) for v in values)
+            return ", ".join(variants.value_label(name, [v], attribute, language) for v in values)
         runs, start = [], None
         for i, number in enumerate(values):  # consecutive numbers as one range: "2019–2026학번"
             start = number if start is None else start
             if i + 1 == len(values) or values[i + 1] != number + 1:
-                runs.append(variants.range_text(start, number, attribute, self.language)
-                            if start != number else attribute.value_text(number))
+                runs.append(variants.range_text(start, number, attribute, language))
                 start = None
         return ", ".join(runs)

@@ -9,7 +9,8 @@ from functools import cached_property
 from typing import Any, Callable, Mapping, NamedTuple
 
 from advisor.index import fields
-from serving.answer.language import language_of
+from serving.answer.extractive import own_rows
+from serving.answer.language import language_of, reply_language
 from serving.dialogue import assembly, variants
 from serving.dialogue.answerability import MIN_COVERAGE, contains, coverage
 from serving.dialogue.caching import method_cache
@@ -37,11 +38,16 @@ class FAQTier:
     """The FAQ store searched with the message's vector and words, and its entries' answers."""
 
     def __init__(self, store, thresholds: Mapping, embedder, reader: MessageReader, settings,
-                 first_passage: Callable[[str, Mapping], str | None] | None = None) -> None:
+                 first_passage: Callable[[str, Mapping], str | None] | None = None, config=None,
+                 variant_sections: Callable[[Pending, Session, str], Mapping] | None = None) -> None:
         """`first_passage(query, known)`: the document URL retrieval ranks first for the student
-        (what an entry between the build's floor and its threshold must be to answer)."""
+        (what an entry between the build's floor and its threshold must be to answer); `config`:
+        the institution's (whom a stored table's rows are for; None: answers shown whole);
+        `variant_sections(pending, session, name)`: per value of `name`, the passages written for
+        it that answer (DocumentsTier.variant_sections; None: the entries' variants are all)."""
         self.store, self.thresholds, self.embedder, self.reader = store, thresholds, embedder, reader
-        self.settings, self.first_passage = settings, first_passage
+        self.settings, self.first_passage, self.config = settings, first_passage, config
+        self.variant_sections = variant_sections
         self.schema, self.language = reader.schema, reader.language
         # a message is embedded once, however many tiers and turns look at it
         self._vector = method_cache(self._embed, 1024)
@@ -58,7 +64,24 @@ class FAQTier:
         unsettled = turn.pending.unnamed(self.open_attributes(qualifying[0].entry, turn.session, turn.pending, qualifying))
         if unsettled and turn.may_follow_up and self.settings.evidence_follow_up:
             return Ask(unsettled)
+        if self.misses_variants(qualifying, turn.session, turn.pending):
+            turn.pending.trace["faq_misses_variants"] = True
+            return None  # the documents state variants the entries do not: they answer, with every one
         return self.reply(qualifying, turn.session, turn.pending)
+
+    def misses_variants(self, qualifying, session: Session, pending: Pending) -> bool:
+        """For a student who does not know a value the best entry is limited on: do the documents
+        state the answer for values its labelled sibling entries (`_variants`) do not cover? ("don't
+        know" major type, entries for 이중전공 only, the page for 심화, 이중 and 융합전공.)"""
+        if self.variant_sections is None:
+            return False
+        declined = assembly.declined([qualifying[0].entry.applies_to], session, self.schema)
+        shown = self._variants(qualifying, declined) if declined else []
+        for name in declined:
+            covered = {value for m in shown for value in (m.entry.applies_to.get(name) or ())}
+            if set(self.variant_sections(pending, session, name)) - covered:
+                return True
+        return False
 
     # ------------------------------------------------------------------ search
     def search(self, query: str, known: Mapping[str, Any] | None, hard: bool = True) -> list:
@@ -215,12 +238,15 @@ class FAQTier:
         never an answer written for some students given as if it were this student's."""
         best = matches[0]
         declined = assembly.declined([best.entry.applies_to], session, self.schema)
+        student = reply_language(pending.message, self.language)  # the labels are in the student's language
         shown = self._variants(matches, declined) if declined else [best]
         citations = [assembly.faq_citation(m.entry) for m in shown]
-        text = best.entry.answer
+        # a stored answer with a table answers with the student's rows of it, not every cohort's
+        own = (lambda text: own_rows(text, session.known, self.config)) if self.config is not None else (lambda t: t)
+        text = own(best.entry.answer)
         if declined:
-            text = "\n".join(f"{variants.audience_label(m.entry.applies_to, declined, self.schema, self.language)}: "
-                              f"{m.entry.answer}" for m in shown)
+            text = "\n".join(f"{variants.audience_label(m.entry.applies_to, declined, self.schema, student)}: "
+                              f"{own(m.entry.answer)}" for m in shown)
         # an English question answered from a Korean entry (or the reverse) says so, as tier 2 does
         quoted = assembly.quoted_note(pending.message, best.entry.answer, self.language)
         notes = [note for note in (quoted, assembly.declined_note(declined, pending.message, self.schema,
@@ -235,7 +261,7 @@ class FAQTier:
         limited on them and say different things: the best entry's siblings for other students."""
         shown, labels, answers = [], set(), set()
         for match in matches[:MAX_FAQ_VARIANTS * 2]:
-            label = variants.audience_label(match.entry.applies_to, declined, self.schema, self.language)
+            label = variants.audience_label(match.entry.applies_to, declined, self.schema)
             if label is None or label in labels or match.entry.answer in answers:
                 continue
             shown.append(match)
