@@ -56,6 +56,19 @@ def test_an_english_institution_gets_english_placeholders():
     assert scrub("reach me at jane@example.com or +82 10-4821-7395", "en") == "reach me at [email] or [phone]"
 
 
+def test_the_students_profile_values_leave_the_question_as_written_or_as_stored():
+    from types import SimpleNamespace
+
+    from advisor.config import DEMO_CONFIG_PATH, load_config
+    from serving.api.usage import without_profile
+
+    advisor = SimpleNamespace(config=load_config(DEMO_CONFIG_PATH))  # no `stated` reader: the session's values only
+    profile = {"department": "DS", "admission_year": 2016, "grade": 3}
+    assert without_profile("데이터과학과요, 2016학번 졸업 요건은 DS 기준인가요? DSP 3학년", advisor, profile, "ko") == (
+        "[프로필]요, [프로필]학번 졸업 요건은 [프로필] 기준인가요? DSP 3학년")
+    assert without_profile("AI학과 전필이 뭐예요?", advisor, profile, "ko") == "AI학과 전필이 뭐예요?"  # not theirs: a topic
+
+
 # ------------------------------------------------------------------------------- the API with the log on
 
 @pytest.fixture(scope="module")

@@ -135,9 +135,18 @@ def without_profile(question: str, advisor: Any, profile: Mapping[str, Any], ins
             rest = stated.without(question, values)
             # `without` gives the message back when nothing but the profile is left: all of it goes
             question = placeholder if rest == question else f"{placeholder} {rest}"
-    for value in (profile or {}).values():
-        if isinstance(value, str) and len(value) >= 2:
-            question = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", placeholder, question, flags=re.IGNORECASE)
+    schema = getattr(getattr(advisor, "config", None), "profile", None) or {}
+    for name, value in (profile or {}).items():
+        if isinstance(value, str):
+            # the value, its label and the words the institution's pages use for it
+            attribute = schema.get(name)
+            words = {value, *getattr(attribute, "values", {}).get(value, ())}
+            if hasattr(attribute, "label"):
+                words.add(attribute.label(value))
+            for word in sorted((w for w in words if len(w) >= 2), key=len, reverse=True):
+                # a particle may follow ("컴퓨터학과요"), a letter or digit may not ("DSP" is no "DS")
+                question = re.sub(rf"(?<!\w){re.escape(word)}(?![A-Za-z0-9])", placeholder, question,
+                                  flags=re.IGNORECASE)
         elif isinstance(value, int) and not isinstance(value, bool) and value >= 1000:  # a year; small numbers are everywhere
             question = re.sub(rf"(?<!\d){value}(?!\d)", placeholder, question)
     return question
