@@ -11,6 +11,7 @@ department and status (its pages are about them) and is not written by serving a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -84,18 +85,24 @@ def converse(client: httpx.Client) -> tuple[str, list[str]]:
 
 
 def redis_dump(url: str) -> str:
-    """Every key and value in the Redis database, as text."""
+    """Every key and value in the Redis database, as text; numbers left out (the rate limit's
+    bucket holds a token count and a time, whose digits could spell a year) and so are the
+    rate limit's key hashes (hex digits could too), after checking that they are only that."""
     import redis
 
-    client = redis.Redis.from_url(url)
+    client = redis.Redis.from_url(url, decode_responses=True)
     try:
         parts = []
         for key in client.scan_iter("*"):
-            kind = client.type(key).decode()
+            kind = client.type(key)
+            if key.startswith("advisor:r:"):
+                assert kind == "hash" and set(client.hgetall(key)) == {"tokens", "at"}, key
+                assert all(re.fullmatch(r"[0-9.eE+-]+", v) for v in client.hgetall(key).values())
+                continue
             value = (client.get(key) if kind == "string" else client.hgetall(key) if kind == "hash"
                      else client.lrange(key, 0, -1) if kind == "list" else client.smembers(key) if kind == "set"
-                     else client.zrange(key, 0, -1, withscores=True) if kind == "zset" else b"")
-            parts.append(f"{key!r} {value!r}")
+                     else client.zrange(key, 0, -1, withscores=True) if kind == "zset" else "")
+            parts.append(f"{key} {value}")
         return "\n".join(parts)
     finally:
         client.close()

@@ -69,6 +69,20 @@ def test_the_students_profile_values_leave_the_question_as_written_or_as_stored(
     assert without_profile("AI학과 전필이 뭐예요?", advisor, profile, "ko") == "AI학과 전필이 뭐예요?"  # not theirs: a topic
 
 
+def test_the_score_is_the_answering_tiers_own_top_score():
+    from types import SimpleNamespace
+
+    from serving.api.usage import tier_score
+    from serving.dialogue.types import Reply
+
+    retrieval = SimpleNamespace(chunks=[SimpleNamespace(score=0.032787), SimpleNamespace(score=0.03)])
+    assert tier_score(Reply("answer", tier="faq", trace={"faq_score": 0.912345, "last_retrieval": retrieval})) == 0.9123
+    assert tier_score(Reply("answer", tier="documents", trace={"last_retrieval": retrieval})) == 0.0328
+    assert tier_score(Reply("answer", tier="documents", trace={})) is None  # a trace without the retrieval
+    assert tier_score(Reply("answer", tier="fallback", trace={"last_retrieval": retrieval})) is None
+    assert tier_score(Reply("answer", tier="template")) is None
+
+
 # ------------------------------------------------------------------------------- the API with the log on
 
 @pytest.fixture(scope="module")
