@@ -34,7 +34,6 @@ import json
 import os
 import socket
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -227,7 +226,14 @@ def _parent(path: Path, stat) -> int | None:
 
 
 def _p(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
+    """The q-th percentile, interpolated between the ordered values (statistics.quantiles'
+    "inclusive" method; that module is not importable here: run as a script, this folder's
+    statistics.py comes first)."""
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def _log_ratio(bases: dict[str, str], kinds: dict[str, list[str]], levels: list[int], requests: int) -> list[dict]:
