@@ -77,18 +77,19 @@ class UsageRecorder:
         question = waiting if waiting is not None and (message is None or "typed_answers" in trace) else message
         if not question:
             return
-        self._write("questions", lambda: question_record(question, reply, advisor, self.now()))
+        self._write("questions", lambda now: question_record(question, reply, advisor, now))
 
     def feedback(self, body: FeedbackRequest) -> None:
         if self.log is not None:
-            self._write("feedback", lambda: {"answer_id": body.answer_id, "helpful": body.helpful,
-                                             "reason": body.reason, "hour": hour_of(self.now())})
+            self._write("feedback", lambda now: {"answer_id": body.answer_id, "helpful": body.helpful,
+                                                 "reason": body.reason, "hour": hour_of(now)})
 
-    def _write(self, kind: str, record: Callable[[], dict]) -> None:
+    def _write(self, kind: str, record: Callable[[datetime], dict]) -> None:
+        """Appends `record(now)`; built inside the guard, so a scrubbing error cannot fail the answer either."""
         try:
             now = self.now()
             self._prune(now)
-            self.log.append(kind, record(), now)
+            self.log.append(kind, record(now), now)
         except Exception as exc:  # noqa: BLE001 - the answer goes out whatever the log does
             self._warn_once(exc)
 
