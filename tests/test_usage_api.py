@@ -226,3 +226,13 @@ def test_advisor_serve_keeps_usage_under_the_warehouse_as_the_config_says(tmp_pa
     settings = seen["settings"]
     assert settings.usage_dir == str(tmp_path / "wh" / "usage")
     assert (settings.question_log, settings.usage_retention_days) == (on, days)
+
+
+def test_each_worker_of_advisor_serve_gets_the_usage_settings(tmp_path):
+    import json
+
+    from serving.api.worker import describe
+
+    settings = ServingSettings(usage_dir=str(tmp_path / "usage"), question_log=False, usage_retention_days=30)
+    given = json.loads(describe(None, tmp_path / "builds", settings))["settings"]
+    assert ServingSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}) == settings
