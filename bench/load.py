@@ -80,7 +80,7 @@ def _start_server(warehouse: Path, config: str | None, workers: int, session_sto
         command += ["--workers", str(workers), "--session-store", session_store or ""]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # loading the engine took over 120 s on two cores shared with builds
     while time.monotonic() < deadline:
         try:
             if httpx.get(base + "/healthz", timeout=1).status_code == 200:
@@ -89,7 +89,7 @@ def _start_server(warehouse: Path, config: str | None, workers: int, session_sto
             pass
         time.sleep(0.2)
     process.kill()
-    raise SystemExit("the server did not become ready in 120 s")
+    raise SystemExit("the server did not become ready in 300 s")
 
 
 def _faq_questions(warehouse: Path) -> list[str]:
