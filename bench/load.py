@@ -14,9 +14,16 @@ noisy: compare within a run).
 
     make demo && .venv/bin/python bench/load.py --requests 200
     .venv/bin/python bench/load.py --url http://127.0.0.1:8000 --levels 1,8,32,64 --workers 2
+    .venv/bin/python bench/load.py --warehouse /tmp/copy --log-ratio --requests 200 --levels 32
 
 Targets (issue 13): p95 < 200 ms at 32 clients for template and FAQ answers, < 500 ms for
 retrieval answers.
+
+`--log-ratio` (issue 27) starts two servers on the same warehouse, one with the question log on
+(`usage: question_log: true`, records under <warehouse>/usage: run it on a copy) and one with it
+off, and sends each level to both in alternating rounds (off, on, on, off: a drift of the machine
+falls on both), then prints p95 per kind for each and the ratio on / off. Target: at most 1.05 at
+32 clients.
 """
 
 from __future__ import annotations
@@ -27,7 +34,6 @@ import json
 import os
 import socket
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -49,17 +55,32 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _config_with_log(config: str | None, question_log: bool, directory: Path) -> str:
+    """A copy of the institution config (the default one when None) with the question log on or off."""
+    import yaml
+
+    from advisor.config import DEMO_CONFIG_PATH
+
+    source = Path(config or os.environ.get("ADVISOR_CONFIG") or DEMO_CONFIG_PATH)
+    data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    data.setdefault("usage", {})["question_log"] = question_log
+    path = directory / f"{source.stem}.log-{'on' if question_log else 'off'}.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return str(path)
+
+
 def _start_server(warehouse: Path, config: str | None, workers: int, session_store: str | None):
     port = _free_port()
-    command = [str(ROOT / ".venv" / "bin" / "advisor"), "serve", "--port", str(port), "--rate-limit", "0",
+    # this checkout's code (run from its root), with the interpreter running the bench
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--rate-limit", "0",
                "--warehouse", str(warehouse)]
     if config:
         command += ["--config", config]
     if workers > 1:
         command += ["--workers", str(workers), "--session-store", session_store or ""]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # loading the engine took over 120 s on two cores shared with builds
     while time.monotonic() < deadline:
         try:
             if httpx.get(base + "/healthz", timeout=1).status_code == 200:
@@ -68,7 +89,7 @@ def _start_server(warehouse: Path, config: str | None, workers: int, session_sto
             pass
         time.sleep(0.2)
     process.kill()
-    raise SystemExit("the server did not become ready in 120 s")
+    raise SystemExit("the server did not become ready in 300 s")
 
 
 def _faq_questions(warehouse: Path) -> list[str]:
@@ -205,7 +226,49 @@ def _parent(path: Path, stat) -> int | None:
 
 
 def _p(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] if len(values) > 1 else values[0]
+    """The q-th percentile, interpolated between the ordered values (statistics.quantiles'
+    "inclusive" method; that module is not importable here: run as a script, this folder's
+    statistics.py comes first)."""
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _log_ratio(bases: dict[str, str], kinds: dict[str, list[str]], levels: list[int], requests: int) -> list[dict]:
+    """Each kind and level sent to the server with the log off and the one with it on, in rounds
+    off, on, on, off (each half of `requests`: `requests` per server); p50 and p95 of each, and
+    p95 on / off."""
+    rows = []
+    for kind, messages in kinds.items():
+        for base in bases.values():
+            _level(base, messages[:1], 2, 6)  # warm both alike
+        for clients in levels:
+            times: dict[str, list[float]] = {"off": [], "on": []}
+            tiers: dict[str, int] = {}
+            share = max(requests // 2, clients)
+            for mode in ("off", "on", "on", "off"):
+                seconds, answered = _level(bases[mode], messages, clients, share)
+                times[mode] += seconds
+                for tier, count in answered.items():
+                    tiers[tier] = tiers.get(tier, 0) + count
+            p95 = {mode: _p(times[mode], 95) * 1000 for mode in times}
+            rows.append({"kind": kind, "clients": clients, "requests_each": len(times["on"]),
+                         "p50_off_ms": round(_p(times["off"], 50) * 1000, 1),
+                         "p50_on_ms": round(_p(times["on"], 50) * 1000, 1),
+                         "p95_off_ms": round(p95["off"], 1), "p95_on_ms": round(p95["on"], 1),
+                         "p95_on_vs_off": round(p95["on"] / p95["off"], 3), "tiers": tiers})
+    return rows
+
+
+def _print_log_ratio(rows: list[dict]) -> None:
+    print("| kind | clients | requests each | p50 off ms | p50 on ms | p95 off ms | p95 on ms | p95 on / off | answered by |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for row in rows:
+        tiers = ", ".join(f"{tier} {count}" for tier, count in sorted(row["tiers"].items()))
+        print(f"| {row['kind']} | {row['clients']} | {row['requests_each']} | {row['p50_off_ms']} | {row['p50_on_ms']} | "
+              f"{row['p95_off_ms']} | {row['p95_on_ms']} | {row['p95_on_vs_off']} | {tiers} |")
 
 
 def main() -> None:
@@ -217,17 +280,19 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=120, help="conversations per kind and level")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--session-store", default=None, help="redis://... (needed for --workers > 1)")
+    parser.add_argument("--log-ratio", action="store_true",
+                        help="the question log on against off: two servers, p95 of each and their ratio")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
+    if args.log_ratio:
+        return _main_log_ratio(args)
     process = None
     if args.url:
         base = args.url.rstrip("/")
     else:
         process, base = _start_server(Path(args.warehouse), args.config, args.workers, args.session_store)
     try:
-        kinds = {"template": list(GREETINGS),
-                 "faq": _faq_questions(Path(args.warehouse)) or ["학생증 재발급은 어떻게 하나요?"],
-                 "retrieval": _document_questions(base, Path(args.warehouse))}
+        kinds = _kinds(base, Path(args.warehouse))
         levels = [int(n) for n in args.levels.split(",")]
         rows = []
         server_cpu, client_cpu = _cpu_seconds(process.pid if process else None), time.process_time()
@@ -258,6 +323,41 @@ def main() -> None:
         if process is not None:
             process.terminate()
             process.wait(30)
+
+
+def _kinds(base: str, warehouse: Path) -> dict[str, list[str]]:
+    return {"template": list(GREETINGS),
+            "faq": _faq_questions(warehouse) or ["학생증 재발급은 어떻게 하나요?"],
+            "retrieval": _document_questions(base, warehouse)}
+
+
+def _main_log_ratio(args) -> None:
+    import tempfile
+
+    if args.url:
+        raise SystemExit("--log-ratio starts its own two servers: leave out --url")
+    warehouse = Path(args.warehouse)
+    processes = {}
+    with tempfile.TemporaryDirectory(prefix="load-log-") as directory:
+        try:
+            bases = {}
+            for mode in ("off", "on"):
+                config = _config_with_log(args.config, mode == "on", Path(directory))
+                processes[mode], bases[mode] = _start_server(warehouse, config, args.workers, args.session_store)
+            kinds = _kinds(bases["off"], warehouse)
+            # the same history on both: the engine caches what it read of recent messages, so the
+            # server that did not answer the search for document questions would start colder
+            _document_questions(bases["on"], warehouse)
+            rows = _log_ratio(bases, kinds, [int(n) for n in args.levels.split(",")], args.requests)
+        finally:
+            for process in processes.values():
+                process.terminate()
+                process.wait(30)
+    print(f"two servers on {warehouse} (workers: {args.workers} each), the question log off and on; usage records "
+          f"under {warehouse / 'usage'}\n")
+    _print_log_ratio(rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
 
 
 if __name__ == "__main__":

@@ -135,11 +135,16 @@ def serve(args: argparse.Namespace) -> int:
 
     config, builds_root, llm_settings = inputs
     from serving.api.settings import ServingSettings
+    from serving.api.usage import USAGE_DIR
 
     try:
         settings = ServingSettings.from_env(rate_per_minute=args.rate_limit,
                                             trusted_proxies=tuple(args.trusted_proxy) or None,
-                                            workers=args.workers, session_store=args.session_store)
+                                            workers=args.workers, session_store=args.session_store,
+                                            # what the office sees: <warehouse>/usage (serving/api/usage.py)
+                                            usage_dir=str(builds_root.parent / USAGE_DIR),
+                                            question_log=config.usage.question_log,
+                                            usage_retention_days=config.usage.retention_days)
     except ValueError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         return 2

@@ -36,6 +36,7 @@ from serving.api.ratelimit import RateLimiter
 from serving.api.sessions import open_session_store
 from serving.api.study import install_study
 from serving.api.settings import ServingSettings
+from serving.api.usage import install_usage
 from serving.dialogue.engine import DialogueInputError
 
 log = logging.getLogger("serving.api")
@@ -92,6 +93,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     )
     app.state.holder, app.state.sessions, app.state.settings = holder, sessions, settings
     _install_error_handlers(app)
+    usage = install_usage(app, settings)  # POST /v1/feedback; the question log of the answers below
 
     def serving_advisor() -> Any:
         advisor = holder.current()  # taken once: this request keeps this Advisor through a swap
@@ -109,6 +111,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
                 session = advisor.new_session()
                 reply = advisor.respond(session, message=message, profile=profile)
                 session_id = sessions.add(session)
+                waiting = None
             else:
                 session_id = body.session_id
                 # one request at a time per session, across workers when the store is shared;
@@ -117,6 +120,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
                     if entry is None:
                         raise ApiError(404, "unknown_session",
                                        "this conversation expired or was forgotten; start a new one", "session_id")
+                    waiting = usage.before_turn(entry.session, message)
                     reply = advisor.respond(entry.session, message=message, profile=profile)
         except ApiError:  # 404 above; 503 session_store_unavailable from a shared store
             raise
@@ -125,6 +129,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
         except Exception as exc:
             log.error("engine failure on /v1/chat: %s", _where(exc))
             raise ApiError(500, "engine_error", "the assistant failed to answer; please try again") from None
+        usage.answered(waiting, message, reply, advisor)
         return JSONResponse(_with_snapshots(reply.as_api(session_id), advisor))
 
     @app.delete("/v1/sessions/{session_id}", status_code=204, responses={404: ERROR_RESPONSES[404]},

@@ -119,6 +119,8 @@ class AnswerReply(BaseModel):
     profile_used: dict[str, Any]
     answer_method: str | None = Field(None, description="template | clarify | faq_verbatim | extractive | llm | fallback")
     disclaimer: str | None = Field(None, description="shown with fallback answers (and notes on document answers)")
+    answer_id: str | None = Field(None, pattern="^[0-9a-f]{32}$",
+                                  description="extension: this answer's random id (32 hex digits), for POST /v1/feedback")
 
 
 class ErrorDetail(BaseModel):

@@ -36,12 +36,18 @@ class ServingSettings:
     # rediss://, unix://) that every worker and replica shares (serving/api/sessions.py)
     session_store: str = "memory"
     workers: int = 1  # processes `advisor serve` runs; more than one needs a shared session_store
+    # where the anonymized usage records go (<warehouse>/usage, serving/api/usage.py); None keeps
+    # nothing (feedback is accepted and dropped). `advisor serve` sets them from the institution
+    # config's `usage` section; an app made without them logs nothing.
+    usage_dir: str | None = None
+    question_log: bool = True  # with a usage_dir: the scrubbed questions too, not only the feedback
+    usage_retention_days: int = 90  # day folders older than this are deleted
 
     def __post_init__(self) -> None:
         for name in ("ttl", "reload_interval"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"ServingSettings.{name} must be positive, got {getattr(self, name)!r}")
-        for name in ("max_sessions", "max_message_chars", "max_body_bytes", "max_header_bytes"):
+        for name in ("max_sessions", "max_message_chars", "max_body_bytes", "max_header_bytes", "usage_retention_days"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ServingSettings.{name} must be at least 1, got {getattr(self, name)!r}")
         if self.rate_per_minute < 0:

@@ -8,6 +8,7 @@ never serializes it (it can hold the profile).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from secrets import token_hex
 from typing import Any, Literal
 
 INTENTS = ("greeting", "ability", "faq", "smalltalk", "retrieval")
@@ -55,6 +56,9 @@ class Reply:
     answer_method: str | None = None  # one of ANSWER_METHODS
     disclaimer: str | None = None  # set for the fallback tier (and documents-tier notes)
     trace: dict = field(default_factory=dict)  # evaluation / debugging only; never sent over HTTP
+    # Names this answer in feedback and in the question log (extension of §4): random, so it says
+    # nothing of the session or of other answers, and no record joins a feedback to a student.
+    answer_id: str = field(default_factory=lambda: token_hex(16))
 
     def as_api(self, session_id: str) -> dict:
         body: dict[str, Any] = {"session_id": session_id, "type": self.type}
@@ -63,5 +67,5 @@ class Reply:
             return body
         body.update(answer=self.answer, intent=self.intent, tier=self.tier,
                     citations=[asdict(c) for c in self.citations], profile_used=dict(self.profile_used),
-                    answer_method=self.answer_method, disclaimer=self.disclaimer)
+                    answer_method=self.answer_method, disclaimer=self.disclaimer, answer_id=self.answer_id)
         return body

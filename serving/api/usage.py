@@ -1,0 +1,182 @@
+"""What the API keeps for the advising office (issue 27): a "questions" record per answer of
+POST /v1/chat and a "feedback" record per POST /v1/feedback, appended under `<warehouse>/usage`
+(advisor/usage/logfiles.py; the pipeline reads them). Off unless the settings name a usage folder
+(`advisor serve` does, from the institution config's `usage` section).
+
+A record never holds a profile value, a session id or an address: the question is scrubbed of
+identifiers (scrub.py) and of the profile values it states or the session holds, and the answer is
+named by its random `answer_id`. Logging never fails or holds up an answer: a write that fails is
+said once on the server's log, by its type alone, and the answer goes out.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+from advisor.language.script import language_of
+from advisor.usage.logfiles import UsageLog, hour_of
+from serving.api.models import ERROR_RESPONSES
+from serving.api.scrub import DEFAULT_LANGUAGE, locale, scrub
+from serving.api.settings import ServingSettings
+
+log = logging.getLogger("serving.api.usage")
+
+USAGE_DIR = "usage"  # under the warehouse, beside builds/
+
+
+class FeedbackRequest(BaseModel):
+    """Whether an answer helped, and why not: nothing about who asked."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"answer_id": "3f2a9c0d41b84e6f9a7c5d2e1b0f8a6c", "helpful": False, "reason": "outdated"}]})
+
+    answer_id: str = Field(pattern="^[0-9a-f]{32}$", description="the `answer_id` of the answer (32 hex digits)")
+    helpful: StrictBool
+    reason: Literal["wrong", "outdated", "not_my_case", "unclear", "other"] | None = Field(
+        None, description="why it did not help (optional)")
+
+
+class UsageRecorder:
+    """One per app. `usage_dir` None: nothing is written (feedback is still answered 204)."""
+
+    def __init__(self, usage_dir: str | Path | None, question_log: bool = True, retention_days: int = 90,
+                 now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
+        self.log = UsageLog(Path(usage_dir)) if usage_dir is not None else None
+        self.question_log, self.retention_days, self.now = question_log, retention_days, now
+        self._pruned_on = None
+        self._warned: set[str] = set()
+        self._prune()
+
+    @property
+    def logs_questions(self) -> bool:
+        return self.log is not None and self.question_log
+
+    def before_turn(self, session: Any, message: str | None) -> str | None:
+        """The question an answer to this turn answers, read before the engine moves the session
+        on: the message, or the one still waiting for its profile answers (a profile turn, or
+        answers typed as a message)."""
+        if not self.logs_questions:
+            return None
+        pending = getattr(session, "pending", None)
+        waiting = getattr(pending, "message", pending)
+        return waiting if isinstance(waiting, str) else None
+
+    def answered(self, waiting: str | None, message: str | None, reply: Any, advisor: Any) -> None:
+        """Appends the "questions" record of an answer reply (never for "ask" replies)."""
+        if not self.logs_questions or getattr(reply, "type", None) != "answer":
+            return
+        trace = getattr(reply, "trace", None) or {}
+        question = waiting if waiting is not None and (message is None or "typed_answers" in trace) else message
+        if not question:
+            return
+        self._write("questions", lambda now: question_record(question, reply, advisor, now))
+
+    def feedback(self, body: FeedbackRequest) -> None:
+        if self.log is not None:
+            self._write("feedback", lambda now: {"answer_id": body.answer_id, "helpful": body.helpful,
+                                                 "reason": body.reason, "hour": hour_of(now)})
+
+    def _write(self, kind: str, record: Callable[[datetime], dict]) -> None:
+        """Appends `record(now)`; built inside the guard, so a scrubbing error cannot fail the answer either."""
+        try:
+            now = self.now()
+            self._prune(now)
+            self.log.append(kind, record(now), now)
+        except Exception as exc:  # noqa: BLE001 - the answer goes out whatever the log does
+            self._warn_once(exc)
+
+    def _prune(self, now: datetime | None = None) -> None:
+        """Day folders past the retention: at startup, then at most once per (UTC) day."""
+        if self.log is None:
+            return
+        today = (now or self.now()).astimezone(timezone.utc).date()
+        if self._pruned_on == today:
+            return
+        self._pruned_on = today
+        try:
+            self.log.prune(self.retention_days, today)
+        except Exception as exc:  # noqa: BLE001
+            self._warn_once(exc)
+
+    def _warn_once(self, exc: BaseException) -> None:
+        # the type only: an OSError's message names the file, another exception's may quote the question
+        name = type(exc).__name__
+        if name not in self._warned:
+            self._warned.add(name)
+            log.warning("usage log: a record could not be written (%s); answers go on, this is said once", name)
+
+
+def question_record(question: str, reply: Any, advisor: Any, now: datetime) -> dict:
+    institution = getattr(advisor, "language", None) or DEFAULT_LANGUAGE
+    return {"answer_id": reply.answer_id,
+            "question": without_profile(scrub(question, institution), advisor, getattr(reply, "profile_used", {}),
+                                        institution),
+            "language": language_of(question, institution), "intent": reply.intent, "tier": reply.tier,
+            "answer_method": reply.answer_method, "score": tier_score(reply), "answered": reply.tier != "fallback",
+            "hour": hour_of(now), "build_id": getattr(advisor, "build_id", None)}
+
+
+def without_profile(question: str, advisor: Any, profile: Mapping[str, Any], institution: str) -> str:
+    """`question` without the profile values it states (the engine's own reading: "컴퓨터학과
+    21학번인데요" are who asks, not what) and without the session's values written as they are
+    stored (an option's value typed as such)."""
+    placeholder = (locale(institution) or locale(DEFAULT_LANGUAGE)).placeholder("profile")
+    stated = getattr(advisor, "stated", None)
+    if stated is not None:
+        values = stated.read(question)
+        if values:
+            rest = stated.without(question, values)
+            # `without` gives the message back when nothing but the profile is left: all of it goes
+            question = placeholder if rest == question else f"{placeholder} {rest}"
+    schema = getattr(getattr(advisor, "config", None), "profile", None) or {}
+    for name, value in (profile or {}).items():
+        if isinstance(value, str):
+            # the value, its label and the words the institution's pages use for it
+            attribute = schema.get(name)
+            words = {value, *getattr(attribute, "values", {}).get(value, ())}
+            if hasattr(attribute, "label"):
+                words.add(attribute.label(value))
+            for word in sorted((w for w in words if len(w) >= 2), key=len, reverse=True):
+                # a particle may follow ("컴퓨터학과요"), a letter or digit may not ("DSP" is no "DS")
+                question = re.sub(rf"(?<!\w){re.escape(word)}(?![A-Za-z0-9])", placeholder, question,
+                                  flags=re.IGNORECASE)
+        elif isinstance(value, int) and not isinstance(value, bool) and value >= 1000:  # a year; small numbers are everywhere
+            question = re.sub(rf"(?<!\d){value}(?!\d)", placeholder, question)
+    return question
+
+
+def tier_score(reply: Any) -> float | None:
+    """The answering tier's own top score: the FAQ entry's match score, the first retrieved
+    passage's fused score for a documents answer; None for templates and the fallback."""
+    trace = getattr(reply, "trace", None) or {}
+    score = None
+    if reply.tier == "faq":
+        score = trace.get("faq_score")
+    elif reply.tier == "documents":
+        chunks = getattr(trace.get("last_retrieval"), "chunks", None)
+        score = chunks[0].score if chunks else None
+    return round(float(score), 4) if score is not None else None
+
+
+def install_usage(app: FastAPI, settings: ServingSettings,
+                  now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> UsageRecorder:
+    """POST /v1/feedback on `app`, and the recorder the chat route calls for its answers."""
+    recorder = UsageRecorder(settings.usage_dir, settings.question_log, settings.usage_retention_days, now)
+    app.state.usage = recorder
+
+    @app.post("/v1/feedback", status_code=204, response_class=Response,
+              responses={code: ERROR_RESPONSES[code] for code in (413, 415, 422, 429)},
+              summary="Say whether an answer helped (stored without the profile, the session or the address)")
+    def feedback(body: FeedbackRequest) -> Response:
+        recorder.feedback(body)
+        return Response(status_code=204)
+
+    return recorder
