@@ -445,6 +445,9 @@ class StubAdvisor:
     def new_session(self):
         return {}
 
+    def as_of(self):  # the evaluation's "today": the build's day
+        return self.config.today()
+
     def respond(self, session, message=None, profile=None, today=None):
         if any(w in message.casefold() for w in ("안녕", "hi", "hello")):
             return Reply("answer", answer="안녕하세요!", intent="greeting", tier="template")

@@ -161,8 +161,9 @@ def _usage_root(advisor) -> Path:
 def install_study(app: FastAPI, usage_root: Path | None = None, *,
                   now=lambda: datetime.now(timezone.utc)) -> None:
     """The study's page and routes on `app` (create_app), reading the served Advisor's config from
-    app.state.holder. Votes go to `usage_root`, else app.state.usage_root when set, else the served
-    warehouse's usage folder."""
+    app.state.holder. Votes go to `usage_root`, else to the usage records of `advisor serve`
+    (app.state.usage, serving/api/usage.py: the same file per process), else the served warehouse's
+    usage folder."""
     holder = app.state.holder
     pairs = StudyPairs()
     rows = itertools.count()
@@ -177,9 +178,10 @@ def install_study(app: FastAPI, usage_root: Path | None = None, *,
         return advisor, study
 
     def usage_log(advisor) -> UsageLog:
-        # given here, else the app's (app.state.usage_root, shared with the other usage records),
-        # else beside the served build
-        root = Path(usage_root or getattr(app.state, "usage_root", None) or _usage_root(advisor))
+        recorder_log = getattr(getattr(app.state, "usage", None), "log", None)
+        if usage_root is None and recorder_log is not None:
+            return recorder_log
+        root = Path(usage_root or _usage_root(advisor))
         with rows_lock:
             return logs.setdefault(root, UsageLog(root))
 
