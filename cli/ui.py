@@ -28,6 +28,10 @@ def commands(host: str, port: int) -> tuple[list[str], list[str]]:
             [str(scripts / "dagster-daemon"), "run", *CODE_LOCATION])
 
 
+def _interrupted(_signum, _frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run_ui(warehouse: Path, config: str | None, host: str, port: int) -> int:
     """Serves until interrupted (or until the webserver stops); the daemon stops with it."""
     home = prepare_dagster_home(warehouse)
@@ -35,6 +39,8 @@ def run_ui(warehouse: Path, config: str | None, host: str, port: int) -> int:
     if config:
         environment["ADVISOR_CONFIG"] = str(Path(config).resolve())
     webserver_command, daemon_command = commands(host, port)
+    # a service manager stops us with SIGTERM: handled as Ctrl-C, so both children stop too
+    signal.signal(signal.SIGTERM, _interrupted)
     daemon = subprocess.Popen(daemon_command, cwd=home, env=environment)
     try:
         webserver = subprocess.Popen(webserver_command, cwd=home, env=environment)

@@ -53,7 +53,8 @@ def test_materialize_slice_then_no_change_rerun(slice_config, tmp_path, monkeypa
         outcomes = dict(con.execute(
             "SELECT outcome, count(*) FROM crawl_log WHERE run_id = ? GROUP BY outcome", [runs[-1][0]]).fetchall())
     assets = ["raw_documents", "documents", "chunks", "chunk_annotations", "annotation_accuracy", "chunk_augmentations",
-              "intent_dataset", "index_build", "qa_benchmark", "evaluation", "evaluation_report", "dialogue_benchmark"]
+              "intent_dataset", "index_build", "qa_benchmark", "evaluation", "evaluation_report", "dialogue_benchmark",
+              "question_log", "feedback", "coverage", "preference_study"]
     assert sorted(r[1] for r in runs) == sorted(assets * 2)
     runs = [r for r in runs if r[1] in {"raw_documents", "documents"}]
     second_crawl, second_clean = runs[2], runs[3]

@@ -182,7 +182,9 @@ def test_make_ui_serves_the_clis_warehouse_without_warnings(tmp_path):
         assert str(home / "storage") in (home / "dagster.yaml").read_text()
         assert any((home / "storage").iterdir())  # the instance in use is this warehouse's
     finally:
-        ui.send_signal(signal.SIGINT)
+        ui.send_signal(signal.SIGTERM)  # as a service manager stops it: the webserver and daemon stop too
         output = ui.communicate(timeout=60)[0]
     assert "warn" not in output.lower(), output
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(f"http://127.0.0.1:{port}/server_info", timeout=2)
     assert "ui: $(STAMP)\n\t$(BIN)/advisor ui" in (root / "Makefile").read_text()

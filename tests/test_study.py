@@ -138,8 +138,9 @@ def study_server(demo_warehouse, tmp_path_factory):
     config = with_study(demo_warehouse.config())
     holder = AdvisorHolder.for_builds(demo_warehouse.builds, lambda root: open_advisor(root, config, None))
     assert holder.refresh(), holder.last_error
-    app = create_app(holder, ServingSettings(rate_per_minute=0))
-    app.state.usage_root = usage = tmp_path_factory.mktemp("study-warehouse") / "usage"
+    usage = tmp_path_factory.mktemp("study-warehouse") / "usage"
+    # the votes go where `advisor serve` keeps its usage records
+    app = create_app(holder, ServingSettings(rate_per_minute=0, usage_dir=str(usage)))
     with running_server(app) as base:
         yield base, config, usage, holder.current()
 
