@@ -5,6 +5,7 @@ no build run (`BackgroundBuild`)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import socket
@@ -66,19 +67,30 @@ def offline_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in _NOT_INHERITED}
 
 
+# A folder to keep the builds in across test sessions (a developer's loop, or several worktrees
+# testing one change of code that does not touch the build): each is built once, by whichever
+# session gets there first, and reused until its folder is deleted. CI never sets it.
+KEPT_BUILDS = "ADVISOR_TEST_KEPT_BUILDS"
+
+
 class BackgroundBuild:
     """A bundled college materialized by `advisor materialize` in a child process, started when
     the tests that need it are collected: the encoder's minutes of building overlap the tests that
     need no build (collected first, `pytest_collection_modifyitems`) instead of adding to them."""
 
     def __init__(self, name: str, config_source: Path, selection: str, after: "BackgroundBuild | None" = None):
-        self.directory = Path(tempfile.mkdtemp(prefix=f"advisor-{name}-"))
-        self.config_path = config_on_port(config_source, self.directory, free_port())
+        kept = os.environ.get(KEPT_BUILDS)
+        self.kept = kept is not None
+        self.directory = Path(kept) / name if self.kept else Path(tempfile.mkdtemp(prefix=f"advisor-{name}-"))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.config_path = self.directory / f"{Path(config_source).parent.name}.yaml"
+        self._config_source = config_source
         self.warehouse = self.directory / "warehouse"
         self.log = self.directory / "materialize.log"
         self.command = [sys.executable, "-m", "cli.main", "materialize", "--config", str(self.config_path),
                         "--warehouse", str(self.warehouse), "--select", selection]
         self.process: subprocess.Popen | None = None
+        self.reused = False  # a kept build (KEPT_BUILDS) made by an earlier session
         self._after = after  # one build at a time: two would share two cores
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -86,6 +98,22 @@ class BackgroundBuild:
     def _run(self) -> None:
         if self._after is not None:
             self._after._thread.join()
+        if not self.kept:
+            self._build()
+            return
+        # several test sessions may share the kept folder: one builds, the others wait and reuse it
+        with (self.directory / "build.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if (self.directory / "built").exists():
+                self.reused = True
+                return
+            shutil.rmtree(self.warehouse, ignore_errors=True)
+            self._build()
+            if self.process.returncode == 0:
+                (self.directory / "built").touch()
+
+    def _build(self) -> None:
+        config_on_port(self._config_source, self.directory, free_port())
         with self.log.open("wb") as log:
             # one encoder thread: the tests run on the other core meanwhile (two threads would only
             # wait on each other and on the tests)
@@ -96,7 +124,7 @@ class BackgroundBuild:
 
     def result(self) -> DemoWarehouse:
         self._thread.join()
-        if self.process is None or self.process.returncode != 0:
+        if not self.reused and (self.process is None or self.process.returncode != 0):
             tail = self.log.read_text(encoding="utf-8", errors="replace")[-3000:] if self.log.exists() else ""
             pytest.fail(f"{' '.join(self.command)} failed:\n{tail}")
         return DemoWarehouse(self.warehouse, self.config_path)
@@ -104,7 +132,8 @@ class BackgroundBuild:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        if not self.kept:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
 
 _BUILDS: dict[str, BackgroundBuild] = {}
