@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from datetime import date
 
 import pytest
@@ -294,22 +293,16 @@ def test_system_names_are_spelled_only_in_the_registry():
     assert tuple(s.name for s in registry.RETRIEVAL_SYSTEMS) == ("bm25", "dense", "hybrid", "hybrid+filter")
 
 
-@dataclass(frozen=True, kw_only=True)
-class CitationPrecision(Scored):
+def _citation_precision(query: Query) -> float | None:
     """docs/method.md's worked example: the share of the answer's citations that are gold sources."""
+    cited, golds = query.row["citations"], query.row["gold_sources"]
+    if not cited:
+        return None  # nothing cited: nothing to measure, not 0
+    return sum(any(source_matches(g, url) for g in golds) for url in cited) / len(cited)
 
-    name: str = "citation_precision"
-    description: str = "the share of the answer's citations that are gold sources"
-    kind: str = ANSWER
-    higher_is_better: bool = True
-    header: str = "citation precision"
 
-    def score(self, query: Query) -> float | None:
-        cited = query.row["citations"]
-        if not cited:
-            return None  # nothing cited: nothing to measure, not 0
-        golds = query.row["gold_sources"]
-        return sum(any(source_matches(g, url) for g in golds) for url in cited) / len(cited)
+CITATION_PRECISION = Scored(name="citation_precision", header="citation precision", kind=ANSWER, interval=True,
+                            scorer=_citation_precision, description="the share of the citations that are gold")
 
 
 def test_a_metric_added_to_the_registry_reaches_every_reader(advisor, instances, monkeypatch, tmp_path):
@@ -327,19 +320,19 @@ def test_a_metric_added_to_the_registry_reaches_every_reader(advisor, instances,
 
     con = duckdb.connect()
     store.ensure_schema(con)  # a lakehouse from before the metric
-    toy = CitationPrecision(interval=True)
-    monkeypatch.setattr(metric_registry, "METRICS", (*metric_registry.METRICS, toy))
+    monkeypatch.setattr(metric_registry, "METRICS", (*metric_registry.METRICS, CITATION_PRECISION))
     sample = instances[:8]
     outcome = run_evaluation(advisor, sample, systems=("bm25", "profill"), settings=("deployment",), today=TODAY)
 
     # the runner: every row scored, every aggregate and slice the mean of the values present
     for row in outcome.per_query:
-        expected = None if not row["citations"] else (
-            sum(any(source_matches(g, u) for g in row["gold_sources"]) for u in row["citations"]) / len(row["citations"]))
+        cited = row["citations"]
+        gold = [any(source_matches(g, url) for g in row["gold_sources"]) for url in cited]
+        expected = sum(gold) / len(gold) if cited else None
         assert row["citation_precision"] == expected
     for aggregate in outcome.aggregates:
         mine = [r for r in outcome.per_query if r["system"] == aggregate["system"]]
-        main = [r["citation_precision"] for r in mine if r["slice"] == aggregate["slice"] or aggregate["slice"] == "all"]
+        main = [r["citation_precision"] for r in mine if aggregate["slice"] in (r["slice"], "all")]
         present = [v for v in main if v is not None]
         assert present and aggregate["citation_precision"] == pytest.approx(sum(present) / len(present))
         assert all("citation_precision" in s for s in aggregate["slices"].values())
@@ -365,8 +358,8 @@ def test_a_metric_added_to_the_registry_reaches_every_reader(advisor, instances,
     assert all("citation_precision" in row for row in document["results"])
 
     # the report: its column in the answer-quality table
-    written = write_report(store.aggregates_frame(con, run_id), store.per_query_frame(con, run_id), tmp_path, "Toy",
-                           {"build_id": "b"}, slices=store.slice_aggregates_frame(con, run_id))
+    written = write_report(store.aggregates_frame(con, run_id), store.per_query_frame(con, run_id), tmp_path,
+                           "Toy", {"build_id": "b"}, slices=store.slice_aggregates_frame(con, run_id))
     quality = written["tables"]["answer_quality"]
     assert "citation precision" in quality.markdown().splitlines()[0]
     assert {r["system"]: r["citation precision"] for r in quality.records()} == {

@@ -555,8 +555,13 @@ def test_out_document_has_the_contract_keys_nulls_and_skips(config, tmp_path):
     assert set(loaded) == {"build_id", "benchmark", "instances", "results"}
     assert (loaded["build_id"], loaded["benchmark"], loaded["instances"]) == ("B", "bench.jsonl", 6)
     assert len(loaded["results"]) == 6
+    # the contract's fields in its order (docs/contracts.md §1): the metric registry's order is it
+    assert outfile.result_fields() == (
+        "system", "setting", "n", "mrr", "recall@1", "recall@5", "recall@10", "recall@50", "success@1", "success@5",
+        "success@10", "success@50", "rouge_l", "token_f1", "keyword_match", "source_match", "grounded_correctness",
+        "seconds_per_query", "questions_per_query", "skipped")
     for row in loaded["results"]:
-        assert set(outfile.result_fields()) <= set(row)
+        assert list(row)[:len(outfile.result_fields())] == list(outfile.result_fields())
         if row["system"] == "hyde":
             assert row["skipped"] == SKIP_REASON and row["n"] == 0
             assert all(row[m] is None for m in metric_registry.fields())

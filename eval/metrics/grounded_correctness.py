@@ -5,11 +5,9 @@ correctness made from a guess would be a fake result."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 from eval.metrics.metric import ANSWER, JUDGE, Query, Scored
 
-__all__ = ["GroundedCorrectness", "grounded_correctness"]
+__all__ = ["GROUNDED_CORRECTNESS", "grounded_correctness"]
 
 
 def _unit_interval(value: float, what: str) -> float:
@@ -30,17 +28,11 @@ def grounded_correctness(answer_correctness: float | None, source_match: float) 
     return math.sqrt(_unit_interval(answer_correctness, "answer_correctness") * grounding)
 
 
-@dataclass(frozen=True, kw_only=True)
-class GroundedCorrectness(Scored):
-    """Reads source match, listed before it in the registry."""
+def _score(query: Query) -> float | None:
+    return grounded_correctness(query.correctness, query.row["source_match"])  # source match: scored before it
 
-    name: str = "grounded_correctness"
-    description: str = "sqrt(an LLM judge's answer correctness x source match); the judged subset only"
-    kind: str = ANSWER
-    higher_is_better: bool = True
-    header: str = "GC"
-    needs: frozenset[str] = frozenset({JUDGE})
-    missing: str | None = "needs an LLM judge; none configured"
 
-    def score(self, query: Query) -> float | None:
-        return grounded_correctness(query.correctness, query.row["source_match"])
+GROUNDED_CORRECTNESS = Scored(
+    name="grounded_correctness", header="GC", kind=ANSWER, needs=frozenset({JUDGE}), scorer=_score,
+    description="sqrt(an LLM judge's answer correctness x source match); the judged subset only",
+    missing="needs an LLM judge; none configured")

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
-
 from eval.metrics.metric import ANSWER, Query, Scored
 
-__all__ = ["KeywordMatch", "keyword_match"]
+__all__ = ["KEYWORD_MATCH", "keyword_match"]
 
 
 def _squash(text: str) -> str:
@@ -36,13 +34,9 @@ def keyword_match(answer: str, keywords: Sequence[str]) -> float | None:
     return sum(1 for k in wanted if k in haystack) / len(wanted)
 
 
-@dataclass(frozen=True, kw_only=True)
-class KeywordMatch(Scored):
-    name: str = "keyword_match"
-    description: str = "the share of the instance's expected keywords found in the answer"
-    kind: str = ANSWER
-    higher_is_better: bool = True
-    header: str = "keyword match"
+def _score(query: Query) -> float | None:
+    return keyword_match(query.row["answer"], list(query.instance.get("keywords") or []))
 
-    def score(self, query: Query) -> float | None:
-        return keyword_match(query.row["answer"], list(query.instance.get("keywords") or []))
+
+KEYWORD_MATCH = Scored(name="keyword_match", header="keyword match", kind=ANSWER, interval=True, scorer=_score,
+                       description="the share of the instance's expected keywords found in the answer")

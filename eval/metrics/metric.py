@@ -1,7 +1,7 @@
 """The one interface every evaluation metric implements (ragas' way: a module per metric, one
 interface), and what the runner hands a metric for one query.
 
-A metric is an object (registry.py lists them, one line each) with:
+A metric is a `Metric` object (registry.py lists them, one line each) with:
 
 - `name`: its field in a system x setting's aggregate, the `--out` file and the reports; its
   lakehouse column is `column` (the name with "@" written "_at_": `recall@10` -> `recall_at_10`);
@@ -13,9 +13,10 @@ A metric is an object (registry.py lists them, one line each) with:
 - `value(row)`: its value for one per-query row (None: not measured for that query), and
   `aggregate(rows)`: a system x setting's value, by default the mean over the rows that have one.
 
-Two kinds of value: a `Scored` metric computes its own per query (`score(query)`), which the runner
-writes to the row under its name and the lakehouse keeps in a column of eval_query_results; any
-other metric reads what the row already holds (the gold ranks, the seconds, the questions asked).
+Two kinds of value: a `Scored` metric computes its own per query (`score(query)`, its `scorer`),
+which the runner writes to the row under its name and the lakehouse keeps in a column of
+eval_query_results; any other metric reads what the row already holds (the gold ranks: mrr.py,
+success.py, recall.py; a number every answer carries: `AnswerField`).
 
 Pure: no Dagster, no DuckDB, no tokenizer (token lists come from the runner). The reference
 implementations the scoring functions are checked against: tests/test_metrics.py.
@@ -24,7 +25,7 @@ implementations the scoring functions are checked against: tests/test_metrics.py
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = ["ANSWER", "COST", "JUDGE", "KINDS", "NEED_COLUMNS", "RETRIEVAL", "TOKENS", "Metric", "Query", "Scored",
@@ -77,8 +78,8 @@ class Metric:
     name: str
     description: str
     kind: str
-    higher_is_better: bool
     header: str
+    higher_is_better: bool = True
     decimals: int = 3
     interval: bool = False
     needs: frozenset[str] = frozenset()
@@ -111,11 +112,13 @@ class Metric:
 
 @dataclass(frozen=True, kw_only=True)
 class Scored(Metric):
-    """A metric that scores each query itself: the runner writes `score(query)` to the row under
-    its name, the lakehouse keeps it in a column of that name."""
+    """A metric that scores each query itself, with `scorer`: the runner writes `score(query)` to
+    the row under its name, the lakehouse keeps it in a column of that name."""
+
+    scorer: Callable[[Query], float | None]
 
     def score(self, query: Query) -> float | None:
-        raise NotImplementedError
+        return self.scorer(query)
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -3,13 +3,13 @@ ir_measures in tests/test_metrics.py). A query whose gold was not retrieved scor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from eval.metrics.metric import RETRIEVAL, Metric
 from eval.metrics.sources import checked_ranks
 
-__all__ = ["MRR", "mrr"]
+__all__ = ["MRR", "FirstHit", "mrr"]
 
 
 def mrr(ranks: Sequence[int | None]) -> float:
@@ -20,18 +20,15 @@ def mrr(ranks: Sequence[int | None]) -> float:
 
 
 @dataclass(frozen=True, kw_only=True)
-class MRR(Metric):
-    """Over every row with a "rank" (the first gold source's rank among the distinct sources; None:
-    not retrieved); None when no row has one (a system that did not retrieve)."""
+class FirstHit(Metric):
+    """A metric of the first gold source's rank ("rank": among the distinct sources; None: not
+    retrieved), over every row that has one; None when no row has (a system that did not retrieve)."""
 
-    name: str = "mrr"
-    description: str = "mean reciprocal rank of the first gold source among the distinct retrieved sources"
-    kind: str = RETRIEVAL
-    higher_is_better: bool = True
-    header: str = "MRR"
+    of_rank: Callable[[int | None], float]
 
     def value(self, row: Mapping) -> float | None:
-        if "rank" not in row:
-            return None
-        rank = checked_ranks([row["rank"]])[0]
-        return 1.0 / rank if rank is not None else 0.0
+        return self.of_rank(checked_ranks([row["rank"]])[0]) if "rank" in row else None
+
+
+MRR = FirstHit(name="mrr", header="MRR", kind=RETRIEVAL, interval=True, of_rank=lambda r: 0.0 if r is None else 1.0 / r,
+               description="mean reciprocal rank of the first gold source among the distinct retrieved sources")

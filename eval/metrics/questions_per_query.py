@@ -3,19 +3,10 @@ burden of the dialogue (on profile-independent questions every one is a cost).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from eval.metrics.metric import COST, AnswerField
 
-__all__ = ["QuestionsPerQuery"]
+__all__ = ["QUESTIONS_PER_QUERY"]
 
-
-@dataclass(frozen=True, kw_only=True)
-class QuestionsPerQuery(AnswerField):
-    name: str = "questions_per_query"
-    description: str = "profile questions the system asked per question"
-    kind: str = COST
-    higher_is_better: bool = False
-    header: str = "questions/q"
-    decimals: int = 2
-    row_key: str = "questions_asked"
+QUESTIONS_PER_QUERY = AnswerField(name="questions_per_query", header="questions/q", kind=COST, higher_is_better=False,
+                                  decimals=2, row_key="questions_asked",
+                                  description="profile questions the system asked per question")

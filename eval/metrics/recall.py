@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from eval.metrics.metric import RETRIEVAL, Metric
 from eval.metrics.sources import checked_k, checked_ranks, distinct_golds
 
-__all__ = ["RecallAt", "query_recall", "recall_at"]
+__all__ = ["RecallAt", "query_recall", "recall_at", "recall_at_k"]
 
 
 def query_recall(ranks: Sequence[int], gold_count: int, k: int) -> float:
@@ -59,17 +59,6 @@ class RecallAt(Metric):
     written before recall was measured: recall cannot be computed from a first hit)."""
 
     k: int
-    name: str = ""  # recall@k
-    description: str = "the share of the instance's distinct gold sources within the top k distinct retrieved sources"
-    kind: str = RETRIEVAL
-    higher_is_better: bool = True
-    header: str = ""  # R@k
-
-    def __post_init__(self):
-        checked_k(self.k)
-        object.__setattr__(self, "name", self.name or f"recall@{self.k}")
-        object.__setattr__(self, "header", self.header or f"R@{self.k}")
-        super().__post_init__()
 
     def value(self, row: Mapping) -> float | None:
         if "rank" not in row or row.get("gold_ranks") is None or not row.get("gold_sources"):
@@ -85,3 +74,9 @@ class RecallAt(Metric):
             raise ValueError("some rows have 'gold_ranks' and some do not: recall@k would mix two populations")
         rank_lists = [_gold_ranks(row, f"row {i}") for i, row in with_ranks]
         return recall_at(rank_lists, [len(distinct_golds(row["gold_sources"])) for _, row in with_ranks], self.k)
+
+
+def recall_at_k(k: int, interval: bool = False) -> RecallAt:
+    checked_k(k)
+    return RecallAt(k=k, name=f"recall@{k}", header=f"R@{k}", kind=RETRIEVAL, interval=interval,
+                    description=f"the share of the instance's distinct gold sources in the top {k} distinct sources")

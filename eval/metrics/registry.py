@@ -9,36 +9,34 @@ are the paper's, eval/reports/report.py). Adding a metric: a module with its Met
 
 from __future__ import annotations
 
-from eval.metrics.grounded_correctness import GroundedCorrectness
-from eval.metrics.keyword_match import KeywordMatch
+from eval.metrics.grounded_correctness import GROUNDED_CORRECTNESS
+from eval.metrics.keyword_match import KEYWORD_MATCH
 from eval.metrics.metric import Metric, Scored
 from eval.metrics.mrr import MRR
-from eval.metrics.questions_per_query import QuestionsPerQuery
-from eval.metrics.recall import RecallAt
-from eval.metrics.rouge_l import RougeL
-from eval.metrics.seconds_per_query import SecondsPerQuery
-from eval.metrics.source_match import SourceMatch
-from eval.metrics.success import SuccessAt
-from eval.metrics.token_f1 import TokenF1
+from eval.metrics.questions_per_query import QUESTIONS_PER_QUERY
+from eval.metrics.recall import recall_at_k
+from eval.metrics.rouge_l import ROUGE_L
+from eval.metrics.seconds_per_query import SECONDS_PER_QUERY
+from eval.metrics.source_match import SOURCE_MATCH
+from eval.metrics.success import success_at_k
+from eval.metrics.token_f1 import TOKEN_F1
 
 __all__ = ["CUTOFFS", "METRICS", "fields", "metric", "needs", "per_query_columns", "scored"]
 
 CUTOFFS = (1, 5, 10, 50)  # k of success@k and recall@k
 
 METRICS: tuple[Metric, ...] = (
-    MRR(interval=True),
-    *(RecallAt(k=k, interval=k == 10) for k in CUTOFFS),
-    *(SuccessAt(k=k, interval=k in (1, 10)) for k in CUTOFFS),
-    RougeL(interval=True),
-    TokenF1(),
-    KeywordMatch(interval=True),
-    SourceMatch(interval=True),
-    GroundedCorrectness(),  # reads source_match: after it
-    SecondsPerQuery(),
-    QuestionsPerQuery(),
+    MRR,
+    *(recall_at_k(k, interval=k == 10) for k in CUTOFFS),
+    *(success_at_k(k, interval=k in (1, 10)) for k in CUTOFFS),
+    ROUGE_L,
+    TOKEN_F1,
+    KEYWORD_MATCH,
+    SOURCE_MATCH,
+    GROUNDED_CORRECTNESS,  # reads source_match: after it
+    SECONDS_PER_QUERY,
+    QUESTIONS_PER_QUERY,
 )
-
-
 
 # Read at call time, never copied into another module's constants: a metric appended to METRICS
 # (as tests/test_eval_runner.py's toy metric is) reaches every reader.

@@ -5,12 +5,10 @@ tests/test_metrics.py). None where the instance has no reference answer."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-
 from eval.metrics.metric import ANSWER, TOKENS, Query, Scored
 from eval.metrics.overlap import f1, token_list
 
-__all__ = ["RougeL", "rouge_l"]
+__all__ = ["ROUGE_L", "rouge_l"]
 
 
 def _lcs_length(a: list[str], b: list[str]) -> int:
@@ -40,16 +38,9 @@ def rouge_l(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) ->
     return f1(_lcs_length(candidate, reference), len(candidate), len(reference))
 
 
-@dataclass(frozen=True, kw_only=True)
-class RougeL(Scored):
-    name: str = "rouge_l"
-    description: str = "ROUGE-L F-measure of the answer against the reference answer (content morphemes)"
-    kind: str = ANSWER
-    higher_is_better: bool = True
-    header: str = "ROUGE-L"
-    needs: frozenset[str] = frozenset({TOKENS})
+def _score(query: Query) -> float | None:
+    return None if query.answer_tokens is None else rouge_l(query.answer_tokens, query.reference_tokens)
 
-    def score(self, query: Query) -> float | None:
-        if query.answer_tokens is None:
-            return None
-        return rouge_l(query.answer_tokens, query.reference_tokens)
+
+ROUGE_L = Scored(name="rouge_l", header="ROUGE-L", kind=ANSWER, interval=True, needs=frozenset({TOKENS}), scorer=_score,
+                 description="ROUGE-L F-measure of the answer against the reference answer (content morphemes)")

@@ -3,19 +3,9 @@ eval/systems/memo.py, so a cost to compare systems by, not a serving latency).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from eval.metrics.metric import COST, AnswerField
 
-__all__ = ["SecondsPerQuery"]
+__all__ = ["SECONDS_PER_QUERY"]
 
-
-@dataclass(frozen=True, kw_only=True)
-class SecondsPerQuery(AnswerField):
-    name: str = "seconds_per_query"
-    description: str = "seconds the system took per question in the evaluation"
-    kind: str = COST
-    higher_is_better: bool = False
-    header: str = "s/q"
-    decimals: int = 2
-    row_key: str = "seconds"
+SECONDS_PER_QUERY = AnswerField(name="seconds_per_query", header="s/q", kind=COST, higher_is_better=False, decimals=2,
+                                row_key="seconds", description="seconds the system took per question in the evaluation")

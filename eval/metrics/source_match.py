@@ -4,12 +4,10 @@ not cited, 0.0 otherwise (eval/metrics/sources.py decides what is a gold source)
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-
 from eval.metrics.metric import ANSWER, Query, Scored
 from eval.metrics.sources import any_gold, checked_golds, url_list
 
-__all__ = ["SourceMatch", "source_match"]
+__all__ = ["SOURCE_MATCH", "source_match"]
 
 
 def source_match(gold_sources: Collection[str], cited_urls: Sequence[str], retrieved_urls: Sequence[str]) -> float:
@@ -22,13 +20,9 @@ def source_match(gold_sources: Collection[str], cited_urls: Sequence[str], retri
     return 0.0
 
 
-@dataclass(frozen=True, kw_only=True)
-class SourceMatch(Scored):
-    name: str = "source_match"
-    description: str = "1 when the answer cites a gold source, 0.5 when one was retrieved but not cited, else 0"
-    kind: str = ANSWER
-    higher_is_better: bool = True
-    header: str = "source match"
+def _score(query: Query) -> float | None:
+    return source_match(query.row["gold_sources"], query.row["citations"], query.row["retrieved_urls"])
 
-    def score(self, query: Query) -> float | None:
-        return source_match(query.row["gold_sources"], query.row["citations"], query.row["retrieved_urls"])
+
+SOURCE_MATCH = Scored(name="source_match", header="source match", kind=ANSWER, interval=True, scorer=_score,
+                      description="1: the answer cites a gold source; 0.5: one was retrieved, not cited; else 0")

@@ -4,13 +4,13 @@ it under the name recall@k (eval/metrics/recall.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from eval.metrics.metric import RETRIEVAL, Metric
+from eval.metrics.metric import RETRIEVAL
+from eval.metrics.mrr import FirstHit
 from eval.metrics.sources import checked_k, checked_ranks
 
-__all__ = ["SuccessAt", "success_at"]
+__all__ = ["success_at", "success_at_k"]
 
 
 def success_at(ranks: Sequence[int | None], k: int) -> float:
@@ -21,25 +21,9 @@ def success_at(ranks: Sequence[int | None], k: int) -> float:
     return sum(1 for r in checked if r is not None and r <= k) / len(checked)
 
 
-@dataclass(frozen=True, kw_only=True)
-class SuccessAt(Metric):
-    """Over every row with a "rank", as MRR."""
-
-    k: int
-    name: str = ""  # success@k
-    description: str = "whether any gold source is within the top k distinct retrieved sources"
-    kind: str = RETRIEVAL
-    higher_is_better: bool = True
-    header: str = ""  # S@k
-
-    def __post_init__(self):
-        checked_k(self.k)
-        object.__setattr__(self, "name", self.name or f"success@{self.k}")
-        object.__setattr__(self, "header", self.header or f"S@{self.k}")
-        super().__post_init__()
-
-    def value(self, row: Mapping) -> float | None:
-        if "rank" not in row:
-            return None
-        rank = checked_ranks([row["rank"]])[0]
-        return 1.0 if rank is not None and rank <= self.k else 0.0
+def success_at_k(k: int, interval: bool = False) -> FirstHit:
+    """success@k as a metric of the first gold source's rank (eval/metrics/mrr.py's FirstHit)."""
+    checked_k(k)
+    return FirstHit(name=f"success@{k}", header=f"S@{k}", kind=RETRIEVAL, interval=interval,
+                    of_rank=lambda r: 1.0 if r is not None and r <= k else 0.0,
+                    description=f"whether any gold source is within the top {k} distinct retrieved sources")

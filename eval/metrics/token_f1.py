@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-
 from eval.metrics.metric import ANSWER, TOKENS, Query, Scored
 from eval.metrics.overlap import f1, token_list
 
-__all__ = ["TokenF1", "token_f1"]
+__all__ = ["TOKEN_F1", "token_f1"]
 
 
 def token_f1(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) -> float:
@@ -26,16 +24,9 @@ def token_f1(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) -
     return f1(overlap, len(candidate), len(reference))
 
 
-@dataclass(frozen=True, kw_only=True)
-class TokenF1(Scored):
-    name: str = "token_f1"
-    description: str = "bag-of-tokens F1 of the answer against the reference answer (content morphemes)"
-    kind: str = ANSWER
-    higher_is_better: bool = True
-    header: str = "token F1"
-    needs: frozenset[str] = frozenset({TOKENS})
+def _score(query: Query) -> float | None:
+    return None if query.answer_tokens is None else token_f1(query.answer_tokens, query.reference_tokens)
 
-    def score(self, query: Query) -> float | None:
-        if query.answer_tokens is None:
-            return None
-        return token_f1(query.answer_tokens, query.reference_tokens)
+
+TOKEN_F1 = Scored(name="token_f1", header="token F1", kind=ANSWER, needs=frozenset({TOKENS}), scorer=_score,
+                  description="bag-of-tokens F1 of the answer against the reference answer (content morphemes)")

@@ -22,9 +22,11 @@ paper has").
 
 Every result row repeats the run's lineage (build_id, annotator, embedder, code_version,
 config_hash, benchmark, benchmark_hash), so "one system across builds" or "this embedder vs that
-one" is a WHERE clause, not a join. Metric columns are `recall_at_k` / `success_at_k` (SQL
-identifiers without quoting); the frames give them back as "recall@k" / "success@k", the names the
-reports and the `--out` file use. recall_at_k is TREC recall (share of the instance's gold sources
+one" is a WHERE clause, not a join. Every registered metric (eval/metrics/registry.py) has a
+column in eval_aggregates and eval_slice_aggregates, and a scored one in eval_query_results too,
+named as the metric with "@" written "_at_" (`recall_at_k` / `success_at_k`: SQL identifiers
+without quoting); the frames give them back as "recall@k" / "success@k", the names the reports and
+the `--out` file use. recall_at_k is TREC recall (share of the instance's gold sources
 in the top k); success_at_k is "any gold source in the top k" (eval/metrics/). A run is written
 in one transaction: a half-recorded run never exists. The benchmark profiles stored are the
 benchmark's synthetic (or outside) test personas, never a student's.
@@ -33,6 +35,9 @@ Older lakehouses are migrated on open (`ensure_schema`): new columns are added, 
 and the runs recorded before success@k existed are corrected once: what they stored as recall@k
 was success@k, so it moves to success_at_k, and recall_at_k and gold_ranks are recomputed from
 the stored top-50 sources (eval_query_results.retrieved_urls) by the same rule as a new run.
+
+The package: the tables (schema.py), recording a run (record.py), reading it back (read.py), the
+`--out` file (outfile.py); `from eval import store` gives what the others use.
 """
 
 from eval.benchmark.provenance import gold_from_of

@@ -1,6 +1,8 @@
 """The evaluation's systems and settings, in one registry (docs/contracts.md §1 names). Every list of
 names is read from here: the runner's, the reports' order (`SYSTEMS` is in that order), the
-`--out` file's tiered rows, the pipeline's offline default and the command line's check.
+`--out` file's tiered rows, the pipeline's offline default, the fleet's headline (the reference
+system's deployment MRR), bench/retrieval.py's systems and the command line's check; a name written
+out anywhere else is found by tests/test_eval_runner.py.
 
 Each system is an object with a name, properties, and one interface (as BEIR's and pyserini's
 retrievers share one):
