@@ -1,5 +1,5 @@
 """Evaluation stage: the offline systems on the synthesized benchmark plus the intent router on the
-held-out split, recorded in the lakehouse (eval/store.py), and the report (tables + charts) of
+held-out split, recorded in the lakehouse (eval/store/), and the report (tables + charts) of
 that run under <warehouse>/reports/<run_id>/.
 
 The evaluation itself is eval/entry.py's, shared with `advisor eval`: a run is reused, not

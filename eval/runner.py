@@ -27,7 +27,7 @@ import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from eval.metrics import registry as metric_registry, stats
 from eval.metrics.aggregate import sliced_aggregate
@@ -211,8 +211,8 @@ class Run:
     # ------------------------------------------------------------------ metrics
     def blame_labels(self, rows: list[dict]) -> None:
         """Each row's `label_errors`: the attributes whose annotation, against the truth, hid a
-        gold source or admitted a source ranked above the first gold hit (eval/reports/label_gap.py)."""
-        from eval.reports.label_gap import label_errors, labels_by_url
+        gold source or admitted a source ranked above the first gold hit (eval/metrics/label_errors.py)."""
+        from eval.metrics.label_errors import label_errors, labels_by_url
         from eval.benchmark.truth import chunk_rows
 
         if self._labels_by_url is None:
@@ -221,7 +221,7 @@ class Run:
             row["label_errors"] = label_errors(self.hidden[row["instance_id"]], row["gold_sources"],
                                                row["retrieved_urls"], self._labels_by_url, self.advisor.schema)
 
-    def score(self, rows: list[dict], instances: Sequence[Mapping], judged: set[str] = frozenset()) -> None:
+    def score(self, rows: list[dict], instances: Sequence[Mapping], judged: Collection[str] = frozenset()) -> None:
         """Every scored metric's value on each row (eval/metrics/registry.py, in its order), from
         what the metrics need: the answers' and references' content morphemes (one tokenizer call
         for all rows) and, for the `judged` instances, the LLM judge's answer correctness."""

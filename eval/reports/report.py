@@ -4,10 +4,10 @@ charts (docs/method.md §A).
 Pure: polars frames in, tables (eval/reports/table.py: Markdown and typed records from one model),
 text, PNG and HTML files out (report.html: eval/reports/page.py); no Dagster, no DuckDB, so an
 asset, the CLI, the README generator and a notebook all render the same report. Inputs
-(eval/store.py gives them):
+(eval/store/ gives them):
 
 - `aggregates`: one row per (system, setting[, embedder]) with the `advisor eval --out` fields
-  (docs/contracts.md §1): n, mrr, recall@1/5/10/50 (TREC recall), success@1/5/10/50, rouge_l,
+  (docs/contracts.md §1; a field per metric of eval/metrics/registry.py): n, mrr, recall@1/5/10/50 (TREC recall), success@1/5/10/50, rouge_l,
   token_f1, keyword_match, source_match, grounded_correctness, seconds_per_query,
   questions_per_query, skipped (null or the reason), tiers (urag, JSON), slice.
 - `per_query`: one row per (system, setting, query) with category, query_type, slice, rank
@@ -193,7 +193,7 @@ def table1(aggregates: pl.DataFrame, intervals: pl.DataFrame | None = None,
     the paper's order; an embedder column appears when the aggregates hold more than one
     embedder. Skipped systems keep their row (all "–") and are listed with their reasons under
     the table (in the records: a "skipped" column). With the run's `intervals` and `tests`
-    (eval/store.py intervals_frame / tests_frame), MRR's 95% interval and its difference from
+    (eval/store/ intervals_frame / tests_frame), MRR's 95% interval and its difference from
     each baseline, marked where significant, follow the MRR column."""
     table = _metric_table(aggregates, _spec(TABLE1_METRICS))
     if intervals is None or intervals.is_empty():
@@ -247,8 +247,8 @@ def table1_markdown(aggregates: pl.DataFrame) -> str:
 
 
 def generation_table(aggregates: pl.DataFrame) -> ReportTable:
-    """The answer-quality metrics per setting and system (n, ROUGE-L, token F1, keyword match,
-    source match, GC), same order and footnotes as Table 1."""
+    """The answer-quality metrics per setting and system (n and every ANSWER metric: ROUGE-L, token
+    F1, keyword match, source match, GC), same order and footnotes as Table 1."""
     return _metric_table(aggregates, (N_COLUMN, *_spec(answer_quality_metrics())))
 
 
@@ -437,7 +437,7 @@ def confusion_table(predictions: pl.DataFrame | None) -> ReportTable:
 
 
 def changes_table(comparison: pl.DataFrame | None, flipped: pl.DataFrame | None, previous: str | None) -> ReportTable:
-    """What changed since the previous run (eval/store.py comparison_frame and flipped_frame, the
+    """What changed since the previous run (eval/store/ comparison_frame and flipped_frame, the
     lakehouse's compare_runs and flipped_questions): every figure that left the previous run's
     95% interval, and per system and setting how many questions turned their first source gold or
     stopped."""
@@ -591,7 +591,7 @@ def write_report(aggregates: pl.DataFrame, per_query: pl.DataFrame, directory: P
     ReportTable}} for an asset's metadata. report.html (eval/reports/page.py) is the same report
     as one self-contained page, plus a drill-down per benchmark question in `drilldown_setting`,
     which needs the run's `benchmark` instances (eval.store.benchmark_frame) and, for the cited
-    passages, `chunks` (chunk id -> (document URL, text)). `intervals` and `tests` (eval/store.py
+    passages, `chunks` (chunk id -> (document URL, text)). `intervals` and `tests` (eval/store/
     intervals_frame, tests_frame) add the 95% intervals and the paired tests; `changes`: what
     changed since the previous run (changes_table; None: not compared). The Markdown has the
     title, where the gold came from

@@ -2,7 +2,7 @@
 `<warehouse>/reports/<run_id>/` (report.md, the PNG charts, report.html): one code path for the
 `evaluation_report` asset and `advisor report`, so both render the same page from the same rows.
 
-Reads only (eval/store.py's frames, plus the cited chunks' texts): a lakehouse opened read-only
+Reads only (eval/store/ frames, plus the cited chunks' texts): a lakehouse opened read-only
 works, even one not migrated yet.
 """
 
