@@ -94,11 +94,12 @@ def test_low_score_is_an_faq_answer_below_its_builds_threshold():
 def test_seeded_unanswered_questions_group_by_meaning_largest_first():
     """Four topics the demo's FAQ does not cover (dormitory fees, transcripts, student ID cards, the
     shuttle bus), each asked in Korean and in English in other words, as fallbacks; the dormitory
-    fees asked most often. The cut distance was chosen on bench/data/usage_clusters_dev.jsonl, never
-    on this file. What the small encoder gets right here: no topic is split over two groups, the
-    dormitory fees are one group of their own and ranked first, and so is the shuttle bus. What it
-    gets wrong, left visible: the transcript and the student-ID questions (both "issue me a
-    document", 발급) end in one group at this distance (adjusted Rand index 0.69, not 1)."""
+    fees asked most often. Each topic is one group of its own, the dormitory fees ranked first. The
+    encoder alone put the transcript and the student-ID questions (both "issue me a document", 발급)
+    in one group; the topic terms tell them apart. Since that failure was read, this file is
+    development data (bench/data/usage_clusters_dev.jsonl holds it; the grouping was chosen there):
+    test_a_fresh_set_groups_by_topic_not_by_frame is the held-out check."""
+    from advisor.chunking.kiwi_tokens import get_tokenizer
     from advisor.index.embedders import E5Embedder
     from advisor.retrieval.glossary import shipped_glossary
 
@@ -115,16 +116,14 @@ def test_seeded_unanswered_questions_group_by_meaning_largest_first():
     glossary = shipped_glossary()
 
     clusters = coverage.cluster_questions(
-        rows, lambda texts: coverage.centered(encoder.embed_queries(texts), background),
+        rows, lambda texts: coverage.centered(encoder.embed_queries(texts), background), get_tokenizer().key_words,
         lambda text: glossary.translate(text)[0])
 
     group_of = {item["question"]: item["group"] for item in seeded}
     found = [{group_of[text] for text in c.wordings} for c in clusters]
     assert sum(c.size for c in clusters) == len(seeded) + 4  # every fallback, the FAQ answer left out
-    for group in set(group_of.values()):  # no topic split over two groups
-        assert sum(group in groups for groups in found) == 1, (group, found)
+    assert sorted(map(sorted, found)) == [[group] for group in sorted(set(group_of.values()))], found
     assert found[0] == {"dorm_fee"} and clusters[0].size == 10 and clusters[0].unanswered == 10
-    assert {"shuttle"} in found
     assert clusters[0].examples() == [seeded[0]["question"], seeded[1]["question"], seeded[2]["question"]]
     assert [c.size for c in clusters] == sorted((c.size for c in clusters), reverse=True)
 
