@@ -91,6 +91,27 @@ def test_low_score_is_an_faq_answer_below_its_builds_threshold():
     assert not coverage.is_low_score({"tier": "faq", "score": 0.1}, {})
 
 
+def _fallbacks(labelled: list[dict]) -> list[dict]:
+    """Each labelled question logged once, on one day, as a fallback."""
+    return [{**_question(item["question"], "fallback"), "day": date(2026, 12, 7)} for item in labelled]
+
+
+def _clustered(rows: list[dict]) -> list:
+    """`rows` grouped as the coverage asset groups them: e5 centered on the shipped seeds' mean,
+    Kiwi's key words, English words in the glossary's Korean terms first."""
+    from advisor.chunking.kiwi_tokens import get_tokenizer
+    from advisor.index.embedders import E5Embedder
+    from advisor.retrieval.glossary import shipped_glossary
+
+    encoder = E5Embedder()
+    background = coverage.seed_background(coverage.SEED_VECTORS, encoder.version)
+    assert background is not None  # the shipped seeds were encoded by this very model
+    glossary = shipped_glossary()
+    return coverage.cluster_questions(
+        rows, lambda texts: coverage.centered(encoder.embed_queries(texts), background), get_tokenizer().key_words,
+        lambda text: glossary.translate(text)[0])
+
+
 def test_seeded_unanswered_questions_group_by_meaning_largest_first():
     """Four topics the demo's FAQ does not cover (dormitory fees, transcripts, student ID cards, the
     shuttle bus), each asked in Korean and in English in other words, as fallbacks; the dormitory
@@ -99,25 +120,14 @@ def test_seeded_unanswered_questions_group_by_meaning_largest_first():
     in one group; the topic terms tell them apart. Since that failure was read, this file is
     development data (bench/data/usage_clusters_dev.jsonl holds it; the grouping was chosen there):
     test_a_fresh_set_groups_by_topic_not_by_frame is the held-out check."""
-    from advisor.chunking.kiwi_tokens import get_tokenizer
-    from advisor.index.embedders import E5Embedder
-    from advisor.retrieval.glossary import shipped_glossary
-
     seeded = _seeded()
-    today = date(2026, 12, 7)
-    rows = [{**_question(item["question"], "fallback"), "day": today} for item in seeded]
+    rows = _fallbacks(seeded)
     # many students ask about the dormitory fees: its two first wordings, three times each
     rows += [{**rows[i], "answer_id": f"{i}" * 32} for i in (0, 0, 1, 1)]
     answered = _question("졸업하려면 몇 학점?", "faq", score=0.95)
-    rows.append({**answered, "day": today})  # answered well: not listed
-    encoder = E5Embedder()
-    background = coverage.seed_background(coverage.SEED_VECTORS, encoder.version)
-    assert background is not None  # the shipped seeds were encoded by this very model
-    glossary = shipped_glossary()
+    rows.append({**answered, "day": rows[0]["day"]})  # answered well: not listed
 
-    clusters = coverage.cluster_questions(
-        rows, lambda texts: coverage.centered(encoder.embed_queries(texts), background), get_tokenizer().key_words,
-        lambda text: glossary.translate(text)[0])
+    clusters = _clustered(rows)
 
     group_of = {item["question"]: item["group"] for item in seeded}
     found = [{group_of[text] for text in c.wordings} for c in clusters]
@@ -126,6 +136,24 @@ def test_seeded_unanswered_questions_group_by_meaning_largest_first():
     assert found[0] == {"dorm_fee"} and clusters[0].size == 10 and clusters[0].unanswered == 10
     assert clusters[0].examples() == [seeded[0]["question"], seeded[1]["question"], seeded[2]["question"]]
     assert [c.size for c in clusters] == sorted((c.size for c in clusters), reverse=True)
+
+
+def test_a_fresh_set_groups_by_topic_not_by_frame():
+    """The held-out set (FRESH), run once after the grouping was chosen on the development set: six
+    topics asked in pairs that share a frame (튜터링 / 버디 프로그램 신청, 강의평가 / 건강검진 언제,
+    프린트 / 노트북 대여 어디서), each in Korean and English, and three lone questions. The exact
+    partition (each topic one group, each lone question alone) was the aim; the one run gave an
+    adjusted Rand index of 0.89, not the exact partition, and the grouping was not tuned on it
+    afterwards. So this asserts what is true of the chosen method, a floor just below that run."""
+    from sklearn.metrics import adjusted_rand_score
+
+    fresh = _labelled(FRESH)
+    clusters = _clustered(_fallbacks(fresh))
+
+    label_of = {text: label for label, cluster in enumerate(clusters) for text in cluster.wordings}
+    found = [label_of[item["question"]] for item in fresh]
+    score = adjusted_rand_score([item["group"] for item in fresh], found)
+    assert score >= 0.85, f"adjusted Rand index {score:.2f}"
 
 
 def test_the_fresh_set_is_locked_and_shares_no_topic_or_wording_with_what_was_tuned_on():
