@@ -183,7 +183,7 @@ def test_a_serving_process_loads_no_build_time_code():
     import subprocess
     import sys
 
-    code = ("import sys, serving.api.app, serving.api.terminal; "
+    code = ("import sys, serving.api.app, cli.terminal; "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('advisor'))))")
     loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split())
     assert "advisor.index.store" in loaded
