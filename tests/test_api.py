@@ -173,7 +173,7 @@ def test_message_length_is_limited(serve):
 
 def test_the_apis_default_message_limit_is_the_engines():
     """One number: what the API promises students is what the engine itself accepts."""
-    from serving.dialogue.engine import MAX_MESSAGE_CHARS
+    from advisor.message_limit import MAX_MESSAGE_CHARS
 
     assert ServingSettings().max_message_chars == MAX_MESSAGE_CHARS == 1_000
 
