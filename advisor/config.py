@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from advisor import environment
+from advisor.message_limit import MAX_MESSAGE_CHARS
 
 DEMO_CONFIG_PATH = Path(str(resources.files("advisor") / "demo_college" / "institution.yaml"))  # no generator import
 
@@ -276,7 +277,7 @@ class StudyQuestion(_Strict):
 
     # ASCII: the id names the question in the vote records, the tables and the chart's labels
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")]
-    question: Annotated[str, Field(min_length=1, max_length=1000)]  # the engine's MAX_MESSAGE_CHARS
+    question: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]  # a student's message
     profile: Annotated[dict[str, str | int], Field(min_length=1)]
 
 
