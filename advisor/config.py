@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from advisor import environment
+from advisor.message_limit import MAX_MESSAGE_CHARS
 
 # The example institutions: examples/<name>/ holds one's institution.yaml beside the generator of
 # its website (docs/architecture.md). The library finds them as files and never imports them; the
@@ -297,7 +298,7 @@ class StudyQuestion(_Strict):
 
     # ASCII: the id names the question in the vote records, the tables and the chart's labels
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")]
-    question: Annotated[str, Field(min_length=1, max_length=1000)]  # the engine's MAX_MESSAGE_CHARS
+    question: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]  # a student's message
     profile: Annotated[dict[str, str | int], Field(min_length=1)]
 
 

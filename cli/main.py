@@ -131,7 +131,7 @@ def serve(args: argparse.Namespace) -> int:
     inputs = _serving_inputs(args)
     if inputs is None:
         return 2
-    from serving.api.terminal import serve_command
+    from cli.serve import serve_command
 
     config, builds_root, llm_settings = inputs
     from serving.api.settings import ServingSettings
@@ -154,8 +154,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def ask(args: argparse.Namespace) -> int:
     if args.server:  # a running server answers: no engine to start here
-        from serving.api.remote import ask_remote
-        from serving.api.terminal import BadInput, parse_profile_args
+        from cli.remote import ask_remote
+        from cli.terminal import BadInput, parse_profile_args
 
         try:
             profile = parse_profile_args(args.profile)
@@ -166,7 +166,7 @@ def ask(args: argparse.Namespace) -> int:
     inputs = _serving_inputs(args)
     if inputs is None:
         return 2
-    from serving.api.terminal import ask_command
+    from cli.terminal import ask_command
 
     config, builds_root, llm_settings = inputs
     return ask_command(args.question, args.profile, config, builds_root, llm_settings)

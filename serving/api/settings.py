@@ -9,7 +9,7 @@ import ipaddress
 import os
 from dataclasses import dataclass, fields
 
-from serving.dialogue.engine import MAX_MESSAGE_CHARS
+from advisor.message_limit import MAX_MESSAGE_CHARS
 
 # environment variable -> field, for the knobs an operator sets per deployment
 ENVIRONMENT = {
@@ -24,7 +24,9 @@ ENVIRONMENT = {
 class ServingSettings:
     ttl: float = 30 * 60  # seconds a session may stay idle before it is forgotten
     max_sessions: int = 10_000  # when full, the least recently used session is evicted
-    max_message_chars: int = MAX_MESSAGE_CHARS  # longer is rejected with 422 before the engine sees it
+    # longer is rejected with 422 message_too_long before the engine sees it; the page is told it when
+    # served. At most the engine's own limit, which would refuse the rest as invalid_input.
+    max_message_chars: int = MAX_MESSAGE_CHARS
     max_body_bytes: int = 16 * 1024  # checked before the JSON is parsed
     rate_per_minute: int = 60  # requests per client IP to /v1/*; 0 disables the limit
     reload_interval: float = 5.0  # seconds between two cheap checks of builds/LATEST
@@ -50,6 +52,9 @@ class ServingSettings:
         for name in ("max_sessions", "max_message_chars", "max_body_bytes", "max_header_bytes", "usage_retention_days"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ServingSettings.{name} must be at least 1, got {getattr(self, name)!r}")
+        if self.max_message_chars > MAX_MESSAGE_CHARS:
+            raise ValueError(f"ServingSettings.max_message_chars must be at most {MAX_MESSAGE_CHARS} (the engine's "
+                             f"limit), got {self.max_message_chars!r}")
         if self.rate_per_minute < 0:
             raise ValueError(f"ServingSettings.rate_per_minute must be >= 0, got {self.rate_per_minute!r}")
         for proxy in self.trusted_proxies:

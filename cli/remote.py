@@ -1,8 +1,8 @@
 """`advisor ask --server URL`: one question asked of a running `advisor serve`, in well under a
 second, instead of starting an engine (Kiwi, the index, the models: seconds) for one answer.
 
-The same dialogue as `advisor ask` (serving/api/terminal.py), over the HTTP API (docs/contracts.md
-§4) with the standard library only: the profile questions are answered at the terminal, and the
+The same dialogue as `advisor ask` (terminal.py), over the HTTP API (docs/contracts.md §4) with the
+standard library only: the profile questions are answered at the terminal, and the
 conversation is forgotten on the server (DELETE) when the answer has arrived.
 """
 
@@ -15,8 +15,8 @@ import urllib.request
 from types import SimpleNamespace
 from typing import Any
 
+from cli.terminal import EXIT_BAD_INPUT, EXIT_OK, Terminal, print_answer
 from serving.answer.language import reply_language
-from serving.api.terminal import EXIT_BAD_INPUT, EXIT_OK, Terminal, print_answer
 
 EXIT_UNREACHABLE = 1  # the same code as "no index build": nothing could answer
 TIMEOUT_SECONDS = 60.0
