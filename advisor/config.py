@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import re
-from datetime import date, datetime
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
@@ -19,8 +19,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
-from advisor import environment
+from advisor import clock
 from advisor.message_limit import MAX_MESSAGE_CHARS
+from advisor.settings import config_path
 
 DEMO_CONFIG_PATH = Path(str(resources.files("advisor") / "demo_college" / "institution.yaml"))  # no generator import
 
@@ -371,7 +372,7 @@ class InstitutionConfig(_Strict):
     def today(self) -> date:
         """'Today' where the institution is: notice expiry, the recency of notices and the dialogue
         follow its calendar, not the server's."""
-        return datetime.now(ZoneInfo(self.timezone)).date()
+        return clock.today(self.timezone)
 
     def source(self, name: str) -> Source:
         for source in self.sources:
@@ -415,7 +416,7 @@ def parse_config(data: object, origin: str = "<config>") -> InstitutionConfig:
 
 def load_config(path: str | os.PathLike | None = None) -> InstitutionConfig:
     """Load `path`, else $ADVISOR_CONFIG, else the bundled demo college."""
-    path = Path(environment.config_path(path) or DEMO_CONFIG_PATH)
+    path = Path(config_path(path) or DEMO_CONFIG_PATH)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -150,10 +150,10 @@ def test_the_pipelines_recorded_lineage_matches_the_asset_graph(demo_warehouse):
 
 def test_the_environment_variables_have_one_reader(monkeypatch, tmp_path):
     """$ADVISOR_WAREHOUSE and $ADVISOR_CONFIG reach the command line, the code location and
-    load_config through advisor.environment, with the defaults docs/contracts.md §1 states."""
+    load_config through advisor.settings, with the defaults docs/contracts.md §1 states."""
     from pathlib import Path
 
-    from advisor import environment
+    from advisor import settings as environment
     from advisor.config import DEMO_CONFIG_PATH
     from pipelines.definitions import build_definitions
 
