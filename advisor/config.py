@@ -11,7 +11,6 @@ import json
 import os
 import re
 from datetime import date
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -23,7 +22,23 @@ from advisor import clock
 from advisor.message_limit import MAX_MESSAGE_CHARS
 from advisor.settings import config_path
 
-DEMO_CONFIG_PATH = Path(str(resources.files("advisor") / "demo_college" / "institution.yaml"))  # no generator import
+# The example institutions: examples/<name>/ holds one's institution.yaml beside the generator of
+# its website (docs/architecture.md). The library finds them as files and never imports them; the
+# folder's name is the institution's only name (what `local_site.generate` says). In a checkout and
+# in an installed copy alike, examples/ sits beside advisor/.
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+
+
+def example_config(name: str) -> Path:
+    return EXAMPLES_DIR / name / "institution.yaml"
+
+
+def example_names() -> tuple[str, ...]:
+    """The example institutions, by folder: those with an institution.yaml."""
+    return tuple(sorted(p.parent.name for p in EXAMPLES_DIR.glob("*/institution.yaml")))
+
+
+DEMO_CONFIG_PATH = example_config("demo_college")  # the default institution
 
 
 class ConfigError(ValueError):
@@ -114,11 +129,17 @@ class CrawlSettings(_Strict):
 class LocalSite(_Strict):
     """A static copy of a site served on loopback while crawling (the demo college, or a mirror)."""
 
-    # build a bundled site into `directory` first (advisor.ingest.local_site.GENERATORS)
-    generate: Literal["demo_college", "business_college"] | None = None
+    generate: str | None = None  # an example institution (example_names()): build its site into `directory` first
     directory: str = "demo_college"  # relative paths are under the warehouse
     host: str = "127.0.0.1"  # loopback only
     port: Annotated[int, Field(gt=0, lt=65536)] = 8765  # where the copy is served while crawling
+
+    @field_validator("generate")
+    @classmethod
+    def _an_example(cls, name: str | None) -> str | None:
+        if name is not None and name not in example_names():
+            raise ValueError(f"unknown example institution {name!r}; known: {', '.join(example_names())}")
+        return name
 
     @field_validator("host")
     @classmethod

@@ -147,7 +147,7 @@ def _config_rows(model: type[BaseModel], prefix: str) -> list[str]:
             default = _value(field.default_factory() if field.default_factory else field.default)
         nested = [m for m in _models(field.annotation) if m is not model]
         limits = _limits(field)
-        meaning = field.description or comments.get(name) or (_summary(nested[0]) if kind == "section" else "")
+        meaning = field.description or comments.get(name) or (_summary(nested[0]) if len(nested) == 1 else "")
         meaning = meaning.replace("|", "\\|")
         rows.append(f"| `{path}` | {kind}{f' ({limits})' if limits else ''} | {default} | {meaning} |")
         inner = "[]." if typing.get_origin(field.annotation) in (tuple, list) else ".<name>." if (

@@ -9,7 +9,7 @@ answer holds the right fact and cites the right page, questions asked, and time 
 
     make demo && .venv/bin/python bench/dialogue.py --cases 200
 
-`--language en` asks the same cases in English (advisor/demo_college/facts.py `ENGLISH_QUESTIONS`)
+`--language en` asks the same cases in English (examples/demo_college/facts.py `ENGLISH_QUESTIONS`)
 and counts a credit fact also as its bare number in the answer's first two lines (an English page
 says "total credits is 130"): the offline path of a question in another language than the
 institution's.
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.config import load_config  # noqa: E402
 from advisor.index.layout import builds_dir  # noqa: E402
-from advisor.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402
+from examples.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402
 from serving.answer import extractive_answer  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
 from advisor.settings import warehouse_path  # noqa: E402

@@ -184,11 +184,11 @@ def test_a_serving_process_loads_no_build_time_code():
     import sys
 
     code = ("import sys, serving.api.app, cli.terminal; "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('advisor'))))")
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('advisor', 'examples')))))")
     loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split())
     assert "advisor.index.store" in loaded
     build_time = ("advisor.build", "advisor.index.writer", "advisor.faq.calibrate", "advisor.faq.paraphrase",
-                  "advisor.faq.enrichment", "advisor.demo_college", "advisor.business_college", "advisor.site_kit")
+                  "advisor.faq.enrichment", "examples")
     assert not [m for m in loaded if m.startswith(build_time)]
 
 

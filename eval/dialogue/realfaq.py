@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from advisor.site_kit.writer import sync_tree
+from examples.site_kit.writer import sync_tree
 
 SITE_DIR = "site"  # under the workdir: the rendered FAQ pages
 WAREHOUSE_DIR = "warehouse"
