@@ -229,7 +229,7 @@ def read(group: type[Group], environ: Mapping[str, str] | None = None, *, skip: 
         raise ValueError(f"invalid settings in the environment: {problems}") from None
 
 
-# The two every command asks: given (an option) wins, then the variable, then the default.
+# What the commands ask: given (an option) wins, then the variable, then the default.
 
 def config_path(given: str | os.PathLike | None = None) -> str | os.PathLike | None:
     """The config file to load: `given`, else $ADVISOR_CONFIG; None means the bundled demo college."""

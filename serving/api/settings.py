@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from advisor.message_limit import MAX_MESSAGE_CHARS
 from advisor.settings import ServeEnvironment, read
 
-_FROM_ENVIRONMENT = ServeEnvironment()  # the defaults of the knobs a variable can set
+_VARIABLE_DEFAULTS = ServeEnvironment()  # the defaults of the knobs a variable can set
 
 
 @dataclass(frozen=True)
@@ -26,16 +26,16 @@ class ServingSettings:
     # served. At most the engine's own limit, which would refuse the rest as invalid_input.
     max_message_chars: int = MAX_MESSAGE_CHARS
     max_body_bytes: int = 16 * 1024  # checked before the JSON is parsed
-    rate_per_minute: int = _FROM_ENVIRONMENT.rate_per_minute  # requests per client IP to /v1/*; 0 disables the limit
+    rate_per_minute: int = _VARIABLE_DEFAULTS.rate_per_minute  # requests per client IP to /v1/*; 0 disables the limit
     reload_interval: float = 5.0  # seconds between two cheap checks of builds/LATEST
     # addresses or networks of reverse proxies whose X-Forwarded-For / -Proto are believed; from
     # anyone else (127.0.0.1 included) they are ignored, so no client can choose its rate bucket
-    trusted_proxies: tuple[str, ...] = _FROM_ENVIRONMENT.trusted_proxies
+    trusted_proxies: tuple[str, ...] = _VARIABLE_DEFAULTS.trusted_proxies
     max_header_bytes: int = 16 * 1024  # request line + headers; larger gets 431
     # where sessions live: "memory" (this process only), or a Redis URL (redis://host:port/db,
     # rediss://, unix://) that every worker and replica shares (serving/api/sessions.py)
-    session_store: str = _FROM_ENVIRONMENT.session_store
-    workers: int = _FROM_ENVIRONMENT.workers  # processes `advisor serve` runs; more than one needs a shared session_store
+    session_store: str = _VARIABLE_DEFAULTS.session_store
+    workers: int = _VARIABLE_DEFAULTS.workers  # processes `advisor serve` runs; more than one needs a shared session_store
     # where the anonymized usage records go (<warehouse>/usage, serving/api/usage.py); None keeps
     # nothing (feedback is accepted and dropped). `advisor serve` sets them from the institution
     # config's `usage` section; an app made without them logs nothing.
