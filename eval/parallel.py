@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 
 from eval import stats
 from eval.runner import EvalOutcome, aggregate, run_evaluation
-from advisor.settings import EvalEnvironment, read, variable_name  # after eval's: keeps a merge with eval's regrouping clean
+from advisor.settings import EvalEnvironment, read, variable_name
 
 MIN_SHARD = 150  # fewer instances per process than this: the second engine's start-up (~5 s) is not worth it
 MAX_WORKERS = 4  # advisor/settings.py's EvalEnvironment says it (tests/test_settings.py holds them equal)
