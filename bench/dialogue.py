@@ -31,6 +31,8 @@ from advisor.index.layout import builds_dir  # noqa: E402
 from examples.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402
 from serving.answer import extractive_answer  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
+from advisor.settings import warehouse_path  # noqa: E402
+from eval.truth import truth_file  # noqa: E402
 
 
 def converse(advisor, query: str, hidden: dict, oracle: bool):
@@ -43,9 +45,12 @@ def converse(advisor, query: str, hidden: dict, oracle: bool):
 
 def run(args) -> None:
     config = load_config(args.config)
-    warehouse = Path(args.warehouse)
+    warehouse = warehouse_path(args.warehouse)
     advisor = open_advisor(builds_dir(warehouse), config)
-    manifest = [json.loads(line) for line in (warehouse / "demo_college" / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+    truth = truth_file(config, warehouse)  # the demo's ground-truth manifest (pipeline.annotation_truth)
+    if truth is None:
+        raise SystemExit("the config names no truth file (pipeline.annotation_truth): the cases come from it")
+    manifest = [json.loads(line) for line in truth.read_text(encoding="utf-8").splitlines()]
     cases = fact_cases(manifest, args.cases)
     if args.language == "en":
         cases = [in_english(case) for case in cases]
@@ -83,7 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--config", default=None)
-    parser.add_argument("--warehouse", default="warehouse")
+    parser.add_argument("--warehouse", help="the built warehouse (default: $ADVISOR_WAREHOUSE, else warehouse/)")
     parser.add_argument("--language", choices=("ko", "en"), default="ko", help="ask the cases in Korean or English")
     run(parser.parse_args())
 

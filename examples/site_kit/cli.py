@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from advisor import clock
+
 from .build import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary
 
 
@@ -17,7 +19,7 @@ def run(build_site: Callable[[Path, datetime.date], SiteSummary], label: str, de
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("root", type=Path, help=f"directory to write {SITE_DIR_NAME}/ and {MANIFEST_NAME} into")
     parser.add_argument("--as-of", type=datetime.date.fromisoformat,
-                        default=datetime.date.today().replace(day=1), help="the site's today (default: 1st of this month)")
+                        default=clock.today().replace(day=1), help="the site's today (default: 1st of this month)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     summary = build_site(args.root, args.as_of)
