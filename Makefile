@@ -19,7 +19,7 @@ demo: $(STAMP)
 ## The second bundled institution (새빛대학교 경영경제대학), evaluation included, in its own warehouse.
 BUSINESS_WAREHOUSE := warehouse/business
 business: $(STAMP)
-	$(BIN)/advisor materialize --config advisor/business_college/institution.yaml --warehouse $(BUSINESS_WAREHOUSE)
+	$(BIN)/advisor materialize --config examples/business_college/institution.yaml --warehouse $(BUSINESS_WAREHOUSE)
 
 ## The README's results block, generated from both institutions' latest evaluation runs.
 readme-results: $(STAMP)

@@ -10,8 +10,7 @@ import hashlib
 import json
 import os
 import re
-from datetime import date, datetime
-from importlib import resources
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -19,9 +18,27 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
-from advisor import environment
+from advisor import clock
+from advisor.message_limit import MAX_MESSAGE_CHARS
+from advisor.settings import config_path
 
-DEMO_CONFIG_PATH = Path(str(resources.files("advisor") / "demo_college" / "institution.yaml"))  # no generator import
+# The example institutions: examples/<name>/ holds one's institution.yaml beside the generator of
+# its website (docs/architecture.md). The library finds them as files and never imports them; the
+# folder's name is the institution's only name (what `local_site.generate` says). In a checkout and
+# in an installed copy alike, examples/ sits beside advisor/.
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+
+
+def example_config(name: str) -> Path:
+    return EXAMPLES_DIR / name / "institution.yaml"
+
+
+def example_names() -> tuple[str, ...]:
+    """The example institutions, by folder: those with an institution.yaml."""
+    return tuple(sorted(p.parent.name for p in EXAMPLES_DIR.glob("*/institution.yaml")))
+
+
+DEMO_CONFIG_PATH = example_config("demo_college")  # the default institution
 
 
 class ConfigError(ValueError):
@@ -35,13 +52,13 @@ class _Strict(BaseModel):
 class Selectors(_Strict):
     """CSS selectors for one source's pages; ``None`` means "use the sensible defaults"."""
 
-    content: str | None = None
-    title: str | None = None
-    date: str | None = None
-    breadcrumb: str | None = None
-    faq_item: str | None = None
-    faq_question: str | None = None
-    faq_answer: str | None = None
+    content: str | None = None  # the page's main text
+    title: str | None = None  # the page's title
+    date: str | None = None  # the date a page or post was written or updated
+    breadcrumb: str | None = None  # where the page sits in the site (its section names)
+    faq_item: str | None = None  # faq sources: one element per question-answer pair
+    faq_question: str | None = None  # faq sources: the question inside an item
+    faq_answer: str | None = None  # faq sources: the answer inside an item
     remove: tuple[str, ...] = ()  # extra boilerplate to drop, on top of the defaults
 
     @model_validator(mode="after")
@@ -61,15 +78,17 @@ class Selectors(_Strict):
 
 
 class Source(_Strict):
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
-    kind: Literal["html", "pdf", "board", "faq"]
-    seeds: Annotated[tuple[str, ...], Field(min_length=1)]
+    """One part of the institution's material: where crawling starts and what becomes a document."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]  # unique among the sources
+    kind: Literal["html", "pdf", "board", "faq"]  # how its pages are read: pages, PDF files, a notice board, an FAQ
+    seeds: Annotated[tuple[str, ...], Field(min_length=1)]  # http(s) URLs crawling starts from
     allow: tuple[str, ...] = ()  # regexes a URL must match to be crawled; empty = seeds' prefixes
     documents: tuple[str, ...] = ()  # regexes of URLs that become documents; empty = all crawled
-    collection: Literal["static", "dynamic"] = "static"
+    collection: Literal["static", "dynamic"] = "static"  # dynamic: notices, which age and expire
     selectors: Selectors = Selectors()
-    max_pages: Annotated[int, Field(gt=0)] = 2000
-    expire_after_days: Annotated[int, Field(gt=0)] | None = None
+    max_pages: Annotated[int, Field(gt=0)] = 2000  # pages fetched at most per crawl
+    expire_after_days: Annotated[int, Field(gt=0)] | None = None  # older posts are kept but marked expired
 
     @field_validator("seeds")
     @classmethod
@@ -94,25 +113,33 @@ class Source(_Strict):
 
 
 class CrawlSettings(_Strict):
-    user_agent: str = "profile-advisor-crawler/0.1 (+https://github.com/profile-advisor)"
-    concurrency: Annotated[int, Field(ge=1, le=64)] = 4
+    """How the crawler fetches (every source alike)."""
+
+    user_agent: str = "profile-advisor-crawler/0.1 (+https://github.com/profile-advisor)"  # sent with every request
+    concurrency: Annotated[int, Field(ge=1, le=64)] = 4  # parallel requests
     delay_seconds: Annotated[float, Field(ge=0)] = 0.5  # politeness: min gap between requests to a host
-    timeout_seconds: Annotated[float, Field(gt=0)] = 20.0
-    retries: Annotated[int, Field(ge=0, le=10)] = 3
+    timeout_seconds: Annotated[float, Field(gt=0)] = 20.0  # per request
+    retries: Annotated[int, Field(ge=0, le=10)] = 3  # on 5xx, timeouts and connection errors
     backoff_seconds: Annotated[float, Field(ge=0)] = 1.0  # first retry wait; doubles each time
-    max_bytes: Annotated[int, Field(gt=0)] = 25 * 1024 * 1024
-    max_redirects: Annotated[int, Field(ge=0, le=20)] = 5
-    respect_robots: bool = True
+    max_bytes: Annotated[int, Field(gt=0)] = 25 * 1024 * 1024  # size cap per response
+    max_redirects: Annotated[int, Field(ge=0, le=20)] = 5  # per request
+    respect_robots: bool = True  # obey the site's robots.txt
 
 
 class LocalSite(_Strict):
     """A static copy of a site served on loopback while crawling (the demo college, or a mirror)."""
 
-    # build a bundled site into `directory` first (advisor.ingest.local_site.GENERATORS)
-    generate: Literal["demo_college", "business_college"] | None = None
+    generate: str | None = None  # an example institution (example_names()): build its site into `directory` first
     directory: str = "demo_college"  # relative paths are under the warehouse
-    host: str = "127.0.0.1"
-    port: Annotated[int, Field(gt=0, lt=65536)] = 8765
+    host: str = "127.0.0.1"  # loopback only
+    port: Annotated[int, Field(gt=0, lt=65536)] = 8765  # where the copy is served while crawling
+
+    @field_validator("generate")
+    @classmethod
+    def _an_example(cls, name: str | None) -> str | None:
+        if name is not None and name not in example_names():
+            raise ValueError(f"unknown example institution {name!r}; known: {', '.join(example_names())}")
+        return name
 
     @field_validator("host")
     @classmethod
@@ -126,13 +153,13 @@ class PipelineSettings(_Strict):
     """Which backend each model-backed step uses. `auto`: the LLM when one is configured
     (OPENAI_API_KEY / OPENAI_BASE_URL), else the offline backend."""
 
-    annotator: Literal["auto", "rules", "llm"] = "auto"
-    augmentation: Literal["auto", "extractive", "llm"] = "auto"
+    annotator: Literal["auto", "rules", "llm"] = "auto"  # who says whom each chunk applies to
+    augmentation: Literal["auto", "extractive", "llm"] = "auto"  # URAG-D: the chunks' augmented text
     embedder: Literal["auto", "e5", "lsa", "openai"] = "auto"  # auto: openai with an LLM endpoint, else e5
     # URAG-F: LLM paraphrases of the FAQ questions and Q/A pairs generated from the documents,
     # added to the FAQ store (`off`: the institution's own FAQ only; offline there is no other)
     faq_enrichment: Literal["auto", "off", "llm"] = "auto"
-    chunk_max_chars: Annotated[int, Field(ge=200, le=4000)] = 800
+    chunk_max_chars: Annotated[int, Field(ge=200, le=4000)] = 800  # a chunk's length at most, in characters
     keep_builds: Annotated[int, Field(ge=1, le=100)] = 5  # index builds kept for comparison
     # A ground-truth file (JSON lines: per document URL, whom it truly applies to), read ONLY by the
     # evaluation: annotation accuracy, the benchmark's gold sources and the true-label system.
@@ -162,7 +189,7 @@ class RetrievalSettings(_Strict):
     # filter leaves it short). bench/retrieval.py measures both and HNSW's recall@10: exact costs
     # ~7 ms a query at 100k chunks, and HNSW's recall there can be poor, so the limit is high.
     dense_exact: bool | None = None
-    dense_exact_max_rows: Annotated[int, Field(ge=0)] = 500_000
+    dense_exact_max_rows: Annotated[int, Field(ge=0)] = 500_000  # see dense_exact
     time_words: tuple[str, ...] | None = None  # None: the built-in Korean/English list
     specificity: bool = True  # soft augmentation's ranking of documents written for the student
     prefix_in_bm25: bool = False  # True: the paper's profile prefix in both searches, not dense only
@@ -197,8 +224,8 @@ class _Asked(_Strict):
 
 
 class CategoricalAttribute(_Asked):
-    type: Literal["categorical"]
-    question: str
+    type: Literal["categorical"]  # one of named values (a department, a major type)
+    question: str  # what the student is asked (the profile's order is the order of asking)
     values: dict[str, tuple[str, ...]]  # canonical value -> aliases seen in text
     labels: dict[str, str] = {}  # canonical value -> button label; defaults to the first alias
 
@@ -220,10 +247,10 @@ class CategoricalAttribute(_Asked):
 
 
 class RangeAttribute(_Asked):
-    type: Literal["year", "integer"]
-    question: str
-    min: int
-    max: int
+    type: Literal["year", "integer"]  # year: a cohort (chunks carry an inclusive [min, max] range)
+    question: str  # what the student is asked (the profile's order is the order of asking)
+    min: int  # the smallest value a student may give
+    max: int  # the largest
     # how a value is written ("{value}" + unit: "3학년", "21학번"); unset: the word the question
     # asks in ("현재 몇 학년인가요?" -> 학년), else 학번 for a cohort year
     unit: str | None = None
@@ -267,7 +294,7 @@ class UsageSettings(_Strict):
     value, session id or address) and the answers' feedback. Serving settings: they change nothing
     the pipeline builds, so they are not part of the config's fingerprint."""
 
-    question_log: bool = True
+    question_log: bool = True  # the scrubbed questions too, not only the feedback
     retention_days: Annotated[int, Field(ge=1, le=3650)] = 90  # day folders older than this are deleted
 
 
@@ -276,8 +303,8 @@ class StudyQuestion(_Strict):
 
     # ASCII: the id names the question in the vote records, the tables and the chart's labels
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,40}$")]
-    question: Annotated[str, Field(min_length=1, max_length=1000)]  # the engine's MAX_MESSAGE_CHARS
-    profile: Annotated[dict[str, str | int], Field(min_length=1)]
+    question: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]  # a student's message
+    profile: Annotated[dict[str, str | int], Field(min_length=1)]  # attribute -> value, as the profile schema allows
 
 
 class StudySettings(_Strict):
@@ -286,10 +313,10 @@ class StudySettings(_Strict):
     written into the query), in counterbalanced positions, and vote A, B or tie. Off by default;
     a serving setting, so not part of the config's fingerprint."""
 
-    enabled: bool = False
+    enabled: bool = False  # serve the study at /study
     # the one thing a participant is asked about themselves: a categorical profile attribute
     department_attribute: str = "department"
-    questions: tuple[StudyQuestion, ...] = ()
+    questions: tuple[StudyQuestion, ...] = ()  # what every participant is asked, in this order
 
     @field_validator("questions")
     @classmethod
@@ -325,14 +352,14 @@ def _study_problems(study: StudySettings, profile: dict[str, "CategoricalAttribu
 
 
 class InstitutionConfig(_Strict):
-    institution: str
-    language: str = "ko"
-    timezone: str = "Asia/Seoul"
+    institution: str  # its name, as students know it
+    language: str = "ko"  # ko (Kiwi morphemes) | en | …; templates are Korean unless en
+    timezone: str = "Asia/Seoul"  # an IANA zone: "today" for notice expiry, recency and the nightly schedule
     # Where a student goes when the material has no answer (the fallback says so): an office, a
     # phone number, an address; one line, shown as written.
     contact: Annotated[str, Field(min_length=1, max_length=300)] | None = None
-    sources: Annotated[tuple[Source, ...], Field(min_length=1)]
-    profile: dict[str, Attribute]
+    sources: Annotated[tuple[Source, ...], Field(min_length=1)]  # where its material lives; names unique
+    profile: dict[str, Attribute]  # the profile schema: attribute -> its kind and question
     crawl: CrawlSettings = CrawlSettings()
     pipeline: PipelineSettings = PipelineSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
@@ -370,7 +397,7 @@ class InstitutionConfig(_Strict):
     def today(self) -> date:
         """'Today' where the institution is: notice expiry, the recency of notices and the dialogue
         follow its calendar, not the server's."""
-        return datetime.now(ZoneInfo(self.timezone)).date()
+        return clock.today(self.timezone)
 
     def source(self, name: str) -> Source:
         for source in self.sources:
@@ -414,7 +441,7 @@ def parse_config(data: object, origin: str = "<config>") -> InstitutionConfig:
 
 def load_config(path: str | os.PathLike | None = None) -> InstitutionConfig:
     """Load `path`, else $ADVISOR_CONFIG, else the bundled demo college."""
-    path = Path(environment.config_path(path) or DEMO_CONFIG_PATH)
+    path = Path(config_path(path) or DEMO_CONFIG_PATH)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

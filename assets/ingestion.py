@@ -16,6 +16,7 @@ from advisor.versioning import code_version
 from assets.lineage import failures_markdown, history_check, record_lineage, versions_metadata
 from assets.resources import InstitutionResource, WarehouseResource
 from assets.stage import HISTORY, Check, begin, stage_asset
+from examples import generate_site
 
 CRAWL_VERSION = code_version(crawler, crawling, local_site, scopes)
 GROUP = "ingestion"
@@ -50,7 +51,7 @@ def raw_documents(
             context.log.warning(f"{fetch.url}: {fetch.reason} ({fetch.detail})")
 
     with warehouse.connect() as con:
-        with local_site.local_site(config.local_site, warehouse.root, config.today()) as served:
+        with local_site.local_site(config.local_site, warehouse.root, config.today(), generate_site) as served:
             if served:
                 context.log.info(f"serving the local site at {served} for this crawl")
             report = crawling.crawl_institution(config, con, store, context.run_id, on_fetch=on_fetch,

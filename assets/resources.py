@@ -1,4 +1,7 @@
-"""Resources of the code location: the institution's config and the warehouse (lakehouse + files)."""
+"""Resources of the code location: the institution's config, the warehouse (lakehouse + files) and
+the LLM endpoint. What comes from the environment is passed as Dagster's `EnvVar` (`from_environment`):
+resolved when a run starts, and the UI names the variable instead of showing its value (the key's
+included). The variables themselves, their defaults and meanings are advisor/settings.py's."""
 
 from __future__ import annotations
 
@@ -7,18 +10,31 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-from dagster import ConfigurableResource, Failure
+from dagster import ConfigurableResource, EnvVar, Failure
 from dagster_duckdb import DuckDBResource
 
 from advisor.config import InstitutionConfig, load_config
 from advisor.ingest.raw_store import RawStore
 from advisor.lakehouse import LAKEHOUSE_FILE, ensure_schema
+from advisor.settings import EnvironmentGroup, InstitutionEnvironment, LLMEnvironment, read, set_variables
+
+
+def _given_or_environment(given: str | None, group: type[EnvironmentGroup], field: str) -> str:
+    """`given` (an argument), else the field's variable as an EnvVar when it is set, else its default."""
+    if given:
+        return str(given)
+    variable = set_variables(group).get(field)
+    return EnvVar(variable) if variable else str(group.model_fields[field].default or "")
 
 
 class InstitutionResource(ConfigurableResource):
     """The institution config file; empty means $ADVISOR_CONFIG, else the bundled demo college."""
 
     config_path: str = ""
+
+    @classmethod
+    def from_environment(cls, config_path: str | None = None) -> "InstitutionResource":
+        return cls(config_path=_given_or_environment(config_path, InstitutionEnvironment, "config"))
 
     def load(self) -> InstitutionConfig:
         return load_config(self.config_path or None)
@@ -30,6 +46,10 @@ class WarehouseResource(ConfigurableResource):
     another process (a researcher's DuckDB shell) instead of failing at once."""
 
     path: str
+
+    @classmethod
+    def from_environment(cls, path: str | None = None) -> "WarehouseResource":
+        return cls(path=_given_or_environment(path, InstitutionEnvironment, "warehouse"))
 
     @property
     def root(self) -> Path:
@@ -50,14 +70,31 @@ class WarehouseResource(ConfigurableResource):
 
 
 class LLMResource(ConfigurableResource):
-    """The OpenAI-compatible endpoint, from the environment (OPENAI_API_KEY, OPENAI_BASE_URL,
-    ADVISOR_LLM_MODEL ...), resolved when a run starts. Unconfigured is a normal state: the
-    offline backends run and nothing pretends to be an LLM result."""
+    """The OpenAI-compatible endpoint, resolved when a run starts. A field is one of the LLM
+    variables (LLMEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, ADVISOR_LLM_MODEL ...) as its raw
+    text; None reads the variable from the run's environment, so `LLMResource()` is the environment's
+    endpoint too. Unconfigured is a normal state: the offline backends run and nothing pretends to be
+    an LLM result."""
+
+    api_key: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    concurrency: str | None = None
+    timeout: str | None = None
+    max_retries: str | None = None
+    backoff: str | None = None
+    invalid_output_retries: str | None = None
+
+    @classmethod
+    def from_environment(cls) -> "LLMResource":
+        """The variables set now, as EnvVars (the code location's resource: the UI shows their names)."""
+        return cls(**{field: EnvVar(variable) for field, variable in set_variables(LLMEnvironment).items()})
 
     def settings(self):
         from advisor.llm.settings import LLMSettings
 
-        return LLMSettings.from_env()
+        given = {field: getattr(self, field) for field in LLMEnvironment.model_fields if getattr(self, field) is not None}
+        return read(LLMSettings, given=given)  # ValueError names the variable
 
     def configured(self) -> bool:
         return self.settings().configured

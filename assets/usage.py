@@ -22,7 +22,7 @@ from assets.stage import begin, stage_asset
 GROUP = "usage"
 QUESTION_LOG_CODE = code_version(logfiles, tables, coverage_logic)
 FEEDBACK_CODE = code_version(logfiles, tables)
-COVERAGE_CODE = code_version(tables, coverage_logic, nearest_module)
+COVERAGE_CODE = code_version(tables, coverage_logic, nearest_module) + coverage_logic.words_version()
 NO_FILES = "no usage records yet: serving writes them under <warehouse>/usage/ once students ask"
 
 
@@ -161,6 +161,7 @@ def _clusters(questions, served, config) -> tuple[list[dict], str]:
     """The ranked groups and how they were made (for the metadata)."""
     if not any(coverage_logic.needs_material(q) for q in questions):
         return [], "nothing unanswered"
+    from advisor.chunking.token_cache import tokenizer_for
     from advisor.index.embedders import E5Embedder, EncoderUnavailable
     from advisor.retrieval.glossary import shipped_glossary
 
@@ -177,9 +178,11 @@ def _clusters(questions, served, config) -> tuple[list[dict], str]:
         return glossary.translate(text)[0]  # English words in the institution's terms, as serving searches
 
     groups = coverage_logic.cluster_questions(
-        questions, lambda texts: coverage_logic.centered(encoder.embed_queries(texts), background), prepare)
+        questions, lambda texts: coverage_logic.centered(encoder.embed_queries(texts), background),
+        tokenizer_for(config).key_words, prepare)
     lookup = nearest_module.NearestMaterial(served, config).lookup if served is not None and groups else None
-    how = f"e5, average linkage at cosine distance {coverage_logic.CLUSTER_DISTANCE}"
+    how = (f"e5 and topic terms ({coverage_logic.LEXICAL_SHARE}), average linkage at distance "
+           f"{coverage_logic.CLUSTER_DISTANCE}")
     return coverage_logic.cluster_rows(groups, lookup, prepare), how + ("" if lookup else "; no build to compare with")
 
 

@@ -9,7 +9,7 @@ answer holds the right fact and cites the right page, questions asked, and time 
 
     make demo && .venv/bin/python bench/dialogue.py --cases 200
 
-`--language en` asks the same cases in English (advisor/demo_college/facts.py `ENGLISH_QUESTIONS`)
+`--language en` asks the same cases in English (examples/demo_college/facts.py `ENGLISH_QUESTIONS`)
 and counts a credit fact also as its bare number in the answer's first two lines (an English page
 says "total credits is 130"): the offline path of a question in another language than the
 institution's.
@@ -28,9 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.config import load_config  # noqa: E402
 from advisor.index.layout import builds_dir  # noqa: E402
-from advisor.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402
+from examples.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402
 from serving.answer import extractive_answer  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
+from advisor.settings import warehouse_path  # noqa: E402
+from eval.benchmark.truth import truth_file  # noqa: E402
 
 
 def converse(advisor, query: str, hidden: dict, oracle: bool):
@@ -43,9 +45,12 @@ def converse(advisor, query: str, hidden: dict, oracle: bool):
 
 def run(args) -> None:
     config = load_config(args.config)
-    warehouse = Path(args.warehouse)
+    warehouse = warehouse_path(args.warehouse)
     advisor = open_advisor(builds_dir(warehouse), config)
-    manifest = [json.loads(line) for line in (warehouse / "demo_college" / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+    truth = truth_file(config, warehouse)  # the demo's ground-truth manifest (pipeline.annotation_truth)
+    if truth is None:
+        raise SystemExit("the config names no truth file (pipeline.annotation_truth): the cases come from it")
+    manifest = [json.loads(line) for line in truth.read_text(encoding="utf-8").splitlines()]
     cases = fact_cases(manifest, args.cases)
     if args.language == "en":
         cases = [in_english(case) for case in cases]
@@ -83,7 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--config", default=None)
-    parser.add_argument("--warehouse", default="warehouse")
+    parser.add_argument("--warehouse", help="the built warehouse (default: $ADVISOR_WAREHOUSE, else warehouse/)")
     parser.add_argument("--language", choices=("ko", "en"), default="ko", help="ask the cases in Korean or English")
     run(parser.parse_args())
 

@@ -60,8 +60,9 @@ def _config_with_log(config: str | None, question_log: bool, directory: Path) ->
     import yaml
 
     from advisor.config import DEMO_CONFIG_PATH
+    from advisor.settings import config_path
 
-    source = Path(config or os.environ.get("ADVISOR_CONFIG") or DEMO_CONFIG_PATH)
+    source = Path(config_path(config) or DEMO_CONFIG_PATH)
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
     data.setdefault("usage", {})["question_log"] = question_log
     path = directory / f"{source.stem}.log-{'on' if question_log else 'off'}.yaml"
@@ -97,8 +98,13 @@ def _faq_questions(warehouse: Path) -> list[str]:
     the published build's FAQ store."""
     import polars as pl
 
-    builds = warehouse / "builds"
-    entries = builds / (builds / "LATEST").read_text().strip() / "faq" / "entries.parquet"
+    from advisor.faq.store import ENTRIES_FILE
+    from advisor.index.layout import FAQ_DIR, builds_dir, latest_build_dir
+
+    build = latest_build_dir(builds_dir(warehouse))
+    if build is None:
+        raise SystemExit(f"{warehouse} has no published index build: run `make demo` first")
+    entries = build / FAQ_DIR / ENTRIES_FILE
     if not entries.is_file():
         return []
     return [row["question"] for row in pl.read_parquet(entries).iter_rows(named=True)
@@ -273,7 +279,7 @@ def _print_log_ratio(rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--warehouse", default=os.environ.get("ADVISOR_WAREHOUSE", str(ROOT / "warehouse")))
+    parser.add_argument("--warehouse", help="the built warehouse (default: $ADVISOR_WAREHOUSE, else warehouse/)")
     parser.add_argument("--config", default=None)
     parser.add_argument("--url", help="a running server instead of starting one")
     parser.add_argument("--levels", default="1,8,32")
@@ -284,6 +290,10 @@ def main() -> None:
                         help="the question log on against off: two servers, p95 of each and their ratio")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
+    from advisor.settings import warehouse_path
+
+    # resolved here: the server starts in the checkout's root, this process may run elsewhere
+    args.warehouse = warehouse_path(args.warehouse).resolve()
     if args.log_ratio:
         return _main_log_ratio(args)
     process = None

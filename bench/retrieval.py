@@ -24,7 +24,6 @@ import random
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from advisor import clock  # noqa: E402
 from advisor.chunking.token_cache import tokenizer_for  # noqa: E402
 from advisor.config import load_config  # noqa: E402
 from advisor.index.writer import write_build  # noqa: E402
@@ -130,7 +130,7 @@ def measure(build, records_tokens, annotations, queries, profiles, tokenize) -> 
     params = RetrievalParams()
     retriever = Retriever(build, pretokenized, params)
     naive = NaiveBaseline(build, records_tokens, annotations, params)
-    today = date.today()
+    today = clock.today()
     rows = []
     for system in RETRIEVAL_SYSTEMS:
         mode = system.mode  # the retriever's: bm25, dense or hybrid

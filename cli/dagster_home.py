@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from advisor.settings import DagsterEnvironment, read, variable_name
+
 REPO_INSTANCE_YAML = Path(__file__).resolve().parents[1] / "dagster.yaml"
 _FALLBACK = {  # an installed package without the repository's file
     "storage": {"sqlite": {"base_dir": "warehouse/dagster/storage"}},
@@ -35,8 +37,9 @@ def _reroot(node: object, warehouse: Path) -> object:
 def prepare_dagster_home(warehouse: Path) -> Path:
     """Write the instance config for `warehouse` and point DAGSTER_HOME at it (unless the user
     already chose a DAGSTER_HOME)."""
-    if os.environ.get("DAGSTER_HOME"):
-        return Path(os.environ["DAGSTER_HOME"])
+    chosen = read(DagsterEnvironment).home
+    if chosen:
+        return Path(chosen)
     warehouse = Path(warehouse).resolve()
     settings = yaml.safe_load(REPO_INSTANCE_YAML.read_text()) if REPO_INSTANCE_YAML.exists() else _FALLBACK
     home = warehouse / "dagster"
@@ -45,5 +48,6 @@ def prepare_dagster_home(warehouse: Path) -> Path:
     target = home / "dagster.yaml"
     if not target.exists() or target.read_text() != text:
         target.write_text(text)
-    os.environ["DAGSTER_HOME"] = str(home)
+    # written, not read: Dagster (DagsterInstance.get()) and the processes this one starts find it there
+    os.environ[variable_name(DagsterEnvironment, "home")] = str(home)
     return home

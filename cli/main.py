@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
@@ -12,14 +11,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from advisor import environment
 from advisor.config import ConfigError, load_config
+from advisor.settings import AskEnvironment, fleet_root, read, warehouse_path
 
 console = Console(stderr=True)
 
 
 def _warehouse(arg: str | None) -> Path:
-    return environment.warehouse_path(arg).resolve()
+    return warehouse_path(arg).resolve()
 
 
 EXIT_RUN_IN_PROGRESS = 3  # docs/contracts.md §1 (extension)
@@ -131,7 +130,7 @@ def serve(args: argparse.Namespace) -> int:
     inputs = _serving_inputs(args)
     if inputs is None:
         return 2
-    from serving.api.terminal import serve_command
+    from cli.serve import serve_command
 
     config, builds_root, llm_settings = inputs
     from serving.api.settings import ServingSettings
@@ -154,8 +153,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def ask(args: argparse.Namespace) -> int:
     if args.server:  # a running server answers: no engine to start here
-        from serving.api.remote import ask_remote
-        from serving.api.terminal import BadInput, parse_profile_args
+        from cli.remote import ask_remote
+        from cli.terminal import BadInput, parse_profile_args
 
         try:
             profile = parse_profile_args(args.profile)
@@ -166,7 +165,7 @@ def ask(args: argparse.Namespace) -> int:
     inputs = _serving_inputs(args)
     if inputs is None:
         return 2
-    from serving.api.terminal import ask_command
+    from cli.terminal import ask_command
 
     config, builds_root, llm_settings = inputs
     return ask_command(args.question, args.profile, config, builds_root, llm_settings)
@@ -317,7 +316,7 @@ def fleet_compare(args: argparse.Namespace) -> int:
 
     from eval.reports.fleet import attach_fleet, overview, table1_rows
 
-    root = Path(args.root) if args.root else environment.warehouse_path() / "fleet"
+    root = fleet_root(args.root)
     with attach_fleet(root) as fleet:
         for key, why in fleet.skipped.items():
             console.print(f"[yellow]skipped:[/yellow] {key}: {why}", highlight=False)
@@ -411,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a known profile fact, e.g. --profile department=CS (repeatable)")
     a.add_argument("--config", help="institution config (default: $ADVISOR_CONFIG, else the demo college)")
     a.add_argument("--warehouse", help="warehouse folder (default: $ADVISOR_WAREHOUSE, else warehouse/)")
-    a.add_argument("--server", metavar="URL", default=os.environ.get("ADVISOR_SERVER"),
+    a.add_argument("--server", metavar="URL", default=read(AskEnvironment).server,
                    help="ask a running `advisor serve` at URL (http://host:port) instead of starting the "
                         "engine here: well under a second (default: $ADVISOR_SERVER, else start the engine)")
     a.set_defaults(func=ask)
@@ -428,8 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     fleet_sub = f.add_subparsers(dest="fleet_command", required=True)
     fc = fleet_sub.add_parser("compare", help="each institution's counts and latest Table 1, side by side")
     fc.add_argument("--root", help="the fleet root, one warehouse per institution (default: "
-                                   "$ADVISOR_FLEET_ROOT, else <warehouse>/fleet)",
-                    default=os.environ.get("ADVISOR_FLEET_ROOT") or None)
+                                   "$ADVISOR_FLEET_ROOT, else <warehouse>/fleet)")
     fc.set_defaults(func=fleet_compare)
     return parser
 

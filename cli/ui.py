@@ -9,12 +9,12 @@ root's dagster.yaml (the template cli/dagster_home.py re-roots) is not the one i
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from advisor.settings import DagsterEnvironment, InstitutionEnvironment, child_environment, variable_name
 from cli.dagster_home import prepare_dagster_home
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,9 +35,10 @@ def _interrupted(_signum, _frame) -> None:
 def run_ui(warehouse: Path, config: str | None, host: str, port: int) -> int:
     """Serves until interrupted (or until the webserver stops); the daemon stops with it."""
     home = prepare_dagster_home(warehouse)
-    environment = {**os.environ, "DAGSTER_HOME": str(home), "ADVISOR_WAREHOUSE": str(Path(warehouse).resolve())}
+    environment = child_environment(**{variable_name(DagsterEnvironment, "home"): str(home),
+                                       variable_name(InstitutionEnvironment, "warehouse"): str(Path(warehouse).resolve())})
     if config:
-        environment["ADVISOR_CONFIG"] = str(Path(config).resolve())
+        environment[variable_name(InstitutionEnvironment, "config")] = str(Path(config).resolve())
     webserver_command, daemon_command = commands(host, port)
     # a service manager stops us with SIGTERM: handled as Ctrl-C, so both children stop too
     signal.signal(signal.SIGTERM, _interrupted)

@@ -23,23 +23,19 @@ from typing import Mapping, Sequence
 
 from eval.metrics import stats
 from eval.runner import EvalOutcome, aggregate, run_evaluation
+from advisor.settings import EvalEnvironment, read, variable_name
 
 MIN_SHARD = 150  # fewer instances per process than this: the second engine's start-up (~5 s) is not worth it
-MAX_WORKERS = 4
-WORKERS_ENV = "ADVISOR_EVAL_WORKERS"
+MAX_WORKERS = 4  # advisor/settings.py's EvalEnvironment says it (tests/test_settings.py holds them equal)
+WORKERS_ENV = variable_name(EvalEnvironment, "workers")
 
 
 def worker_count(instances: int, requested: int | None = None) -> int:
     """How many processes evaluate `instances`: `requested`, else $ADVISOR_EVAL_WORKERS, else one
     per available core (at most MAX_WORKERS); never more than gives each MIN_SHARD instances."""
     if requested is None:
-        configured = os.environ.get(WORKERS_ENV, "").strip()
-        if configured:
-            try:
-                requested = int(configured)
-            except ValueError:
-                raise ValueError(f"${WORKERS_ENV} must be a whole number, got {configured!r}") from None
-        else:
+        requested = read(EvalEnvironment).workers  # ValueError names the variable
+        if requested is None:
             cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
             requested = min(cores, MAX_WORKERS)
     return max(1, min(requested, instances // MIN_SHARD))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dagster import Definitions, in_process_executor, load_asset_checks_from_modules, load_assets_from_modules
 
-from advisor import environment
 from advisor.config import load_config
 from assets import annotation, benchmarks, dialogue, evaluation, indexing, ingestion, intents, study, usage
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
@@ -16,9 +15,9 @@ ASSET_MODULES = [ingestion, annotation, intents, indexing, benchmarks, evaluatio
 
 
 def build_definitions(config_path: str | None = None, warehouse: str | None = None) -> Definitions:
-    config_path = str(environment.config_path(config_path) or "")  # "": the bundled demo college
-    warehouse = str(environment.warehouse_path(warehouse))
-    timezone = load_config(config_path or None).timezone
+    """One institution's pipeline: `config_path` and `warehouse` when given, else the environment's
+    ($ADVISOR_CONFIG, $ADVISOR_WAREHOUSE: EnvVars the UI names), else the defaults."""
+    timezone = load_config(config_path).timezone
     return Definitions(
         assets=load_assets_from_modules(ASSET_MODULES),
         asset_checks=load_asset_checks_from_modules(ASSET_MODULES),
@@ -26,9 +25,9 @@ def build_definitions(config_path: str | None = None, warehouse: str | None = No
         schedules=[nightly_refresh(timezone), notices_hourly(timezone)],
         sensors=[config_changed],
         resources={
-            "institution": InstitutionResource(config_path=config_path),
-            "warehouse": WarehouseResource(path=warehouse),
-            "llm": LLMResource(),
+            "institution": InstitutionResource.from_environment(config_path),
+            "warehouse": WarehouseResource.from_environment(warehouse),
+            "llm": LLMResource.from_environment(),
         },
         # One process runs the assets one after another: DuckDB allows a single writer, and the
         # multiprocess executor costs ~4x in start-up for this graph (docs/tech-notes.md, Dagster).

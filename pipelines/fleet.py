@@ -13,7 +13,6 @@ concurrency limit on FLEET_TAG, one run per partition at a time), not code here.
 """
 
 import hashlib
-import os
 import subprocess
 import sys
 import time
@@ -37,9 +36,9 @@ from dagster import (
     sensor,
 )
 
-from advisor import environment
+from advisor.settings import (DagsterEnvironment, FleetEnvironment, InstitutionEnvironment, child_environment,
+                              fleet_root, read)
 
-CONFIGS_ENV, ROOT_ENV = "ADVISOR_FLEET_CONFIGS", "ADVISOR_FLEET_ROOT"
 FLEET_TAG = "advisor/fleet"  # every fleet run carries it; deploy/dagster.fleet.yaml limits runs by it
 TAIL = 3000  # characters of the materialize's output kept: its run summary (stdout) and errors (stderr)
 
@@ -71,8 +70,7 @@ def _child_env() -> dict[str, str]:
     """The environment of the institution's materialize: the fleet's own settings removed, so it
     keeps its history in its own warehouse (`<warehouse>/dagster/`) and builds the single-institution
     code location, not this one."""
-    drop = {"DAGSTER_HOME", "ADVISOR_CONFIG", "ADVISOR_WAREHOUSE", CONFIGS_ENV, ROOT_ENV}
-    return {k: v for k, v in os.environ.items() if k not in drop}
+    return child_environment(DagsterEnvironment, InstitutionEnvironment, FleetEnvironment)
 
 
 @asset(
@@ -171,8 +169,7 @@ def fleet_definitions(configs: str, root: str) -> Definitions:
 def fleet_from_environment() -> Definitions | None:
     """The fleet when ADVISOR_FLEET_CONFIGS is set (ADVISOR_FLEET_ROOT defaults to `<warehouse>/fleet`),
     else None: the single-institution code location stays as it is."""
-    configs = os.environ.get(CONFIGS_ENV, "").strip()
+    configs = read(FleetEnvironment).configs
     if not configs:
         return None
-    root = os.environ.get(ROOT_ENV, "").strip() or str(environment.warehouse_path() / "fleet")
-    return fleet_definitions(str(Path(configs).resolve()), str(Path(root).resolve()))
+    return fleet_definitions(str(Path(configs).resolve()), str(fleet_root().resolve()))

@@ -13,7 +13,7 @@ from advisor.config import load_config, parse_config
 from advisor.llm.client import LLMClient, LLMFailure
 from serving.answer import ComposedAnswer, LLMAnswerer, extractive_answer, fallback_answer, is_yes_no, readable
 from serving.answer.fallback import texts_for
-from advisor.demo_college.facts import contains_fact, fact_cases
+from examples.demo_college.facts import contains_fact, fact_cases
 from advisor.retrieval import RetrievedChunk
 from tests.openai_server import error, malformed, reply, settings_for
 

@@ -173,7 +173,7 @@ def test_message_length_is_limited(serve):
 
 def test_the_apis_default_message_limit_is_the_engines():
     """One number: what the API promises students is what the engine itself accepts."""
-    from serving.dialogue.engine import MAX_MESSAGE_CHARS
+    from advisor.message_limit import MAX_MESSAGE_CHARS
 
     assert ServingSettings().max_message_chars == MAX_MESSAGE_CHARS == 1_000
 
@@ -183,12 +183,12 @@ def test_a_serving_process_loads_no_build_time_code():
     import subprocess
     import sys
 
-    code = ("import sys, serving.api.app, serving.api.terminal; "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('advisor'))))")
+    code = ("import sys, serving.api.app, cli.terminal; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith(('advisor', 'examples')))))")
     loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split())
     assert "advisor.index.store" in loaded
     build_time = ("advisor.build", "advisor.index.writer", "advisor.faq.calibrate", "advisor.faq.paraphrase",
-                  "advisor.faq.enrichment", "advisor.demo_college", "advisor.business_college", "advisor.site_kit")
+                  "advisor.faq.enrichment", "examples")
     assert not [m for m in loaded if m.startswith(build_time)]
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from cli.main import main
-from serving.api.terminal import Terminal, converse, parse_profile_args, BadInput
+from cli.terminal import BadInput, Terminal, converse, parse_profile_args
 from tests.fake_advisor import FakeAdvisor
 
 URL = re.compile(r"https?://\S+")
@@ -136,7 +136,7 @@ def test_ask_with_server_starts_no_engine():
     import subprocess
     import sys
 
-    code = ("import sys; from serving.api.remote import ask_remote; "
+    code = ("import sys; from cli.remote import ask_remote; "
             "heavy = [m for m in ('kiwipiepy', 'fastapi', 'serving.dialogue.engine', 'sklearn', 'duckdb') if m in sys.modules]; "
             "print(heavy)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

@@ -150,23 +150,23 @@ def test_the_pipelines_recorded_lineage_matches_the_asset_graph(demo_warehouse):
 
 def test_the_environment_variables_have_one_reader(monkeypatch, tmp_path):
     """$ADVISOR_WAREHOUSE and $ADVISOR_CONFIG reach the command line, the code location and
-    load_config through advisor.environment, with the defaults docs/contracts.md §1 states."""
+    load_config through advisor.settings, with the defaults docs/contracts.md §1 states."""
     from pathlib import Path
 
-    from advisor import environment
+    from advisor import settings
     from advisor.config import DEMO_CONFIG_PATH
     from pipelines.definitions import build_definitions
 
     monkeypatch.delenv("ADVISOR_WAREHOUSE", raising=False)
     monkeypatch.delenv("ADVISOR_CONFIG", raising=False)
-    assert environment.warehouse_path() == Path("warehouse") and environment.config_path() is None
-    assert environment.warehouse_path("elsewhere") == Path("elsewhere")
+    assert settings.warehouse_path() == Path("warehouse") and settings.config_path() is None
+    assert settings.warehouse_path("elsewhere") == Path("elsewhere")
     config_copy = tmp_path / "institution.yaml"
     config_copy.write_text(DEMO_CONFIG_PATH.read_text(encoding="utf-8").replace(
         "timezone: Asia/Seoul", "timezone: Europe/Paris"), encoding="utf-8")
     monkeypatch.setenv("ADVISOR_WAREHOUSE", str(tmp_path / "wh"))
     monkeypatch.setenv("ADVISOR_CONFIG", str(config_copy))
-    assert environment.warehouse_path() == tmp_path / "wh"
+    assert settings.warehouse_path() == tmp_path / "wh"
     assert load_config().timezone == "Europe/Paris"
     defs = build_definitions()
     assert defs.resolve_schedule_def("nightly_refresh").execution_timezone == "Europe/Paris"

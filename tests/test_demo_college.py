@@ -14,15 +14,15 @@ import pytest
 from pypdf import PdfReader
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-from advisor.config import load_config
-from advisor.demo_college import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, build_site
-from advisor.demo_college.catalog import DEPARTMENTS, PERIODS, name_in, periods_for, requirement
-from advisor.demo_college.dept_rules import RULE_PAGES, rule_facts, rule_path, rule_values, staircase
-from advisor.demo_college.model import file_for
+from advisor.config import example_config, load_config
+from examples.demo_college import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, build_site
+from examples.demo_college.catalog import DEPARTMENTS, PERIODS, name_in, periods_for, requirement
+from examples.demo_college.dept_rules import RULE_PAGES, rule_facts, rule_path, rule_values, staircase
+from examples.demo_college.model import file_for
 
 AS_OF = datetime.date(2026, 3, 1)
 BASE = "http://127.0.0.1:8765"
-CONFIG_PATH = Path(__file__).resolve().parents[1] / "advisor" / "demo_college" / "institution.yaml"
+CONFIG_PATH = example_config("demo_college")
 
 
 # Checks of any bundled college (the business college's tests use them too): the kit names the
@@ -344,7 +344,7 @@ def test_staircase_moves_one_choice_at_a_time_and_rejects_too_little_room():
 
 
 def test_a_limit_admitting_everyone_is_recorded_as_none():
-    from advisor.demo_college.model import applies
+    from examples.demo_college.model import applies
 
     record = applies(department=("CS", "DS", "AI"), admission_year=(2010, 2030), grade=(2, 3))
     assert record["department"] is None and record["admission_year"] is None and record["grade"] == [2, 3]
@@ -355,13 +355,13 @@ def test_a_limit_admitting_everyone_is_recorded_as_none():
     ("캡스톤디자인(전공필수)", "을/를", "을"), ("2020", "이/가", "이"), ("캡스톤디자인Ⅱ", "과/와", "와"), ("HCI", "을/를", "를"),
 ])
 def test_particles_follow_the_last_syllable(word, pair, expected):
-    from advisor.demo_college.phrasing import particle
+    from examples.demo_college.phrasing import particle
 
     assert particle(word, pair) == expected
 
 
 def test_every_fact_question_has_an_english_wording_and_an_english_answer_can_state_the_fact():
-    from advisor.demo_college.facts import CREDIT_QUESTIONS, CURRICULUM_QUESTIONS, ENGLISH_QUESTIONS, states_fact
+    from examples.demo_college.facts import CREDIT_QUESTIONS, CURRICULUM_QUESTIONS, ENGLISH_QUESTIONS, states_fact
 
     korean = {q for questions in (*CREDIT_QUESTIONS.values(), *CURRICULUM_QUESTIONS.values()) for q in questions}
     assert korean == set(ENGLISH_QUESTIONS)

@@ -262,7 +262,7 @@ OUT_OF_SCOPE = ["근처 맛집 추천해줘", "학교 앞 헬스장 어디가 �
                 "비트코인 시세 전망이 어떻게 되나요?", "내일 날씨 어때?", "편의점 몇 시까지 해요?", "보건실 위치 알려주세요",
                 "우체국 몇 시에 열어요?", "연애 상담 좀 해줘"]
 DEV = {
-    "demo": ("warehouse/builds", "advisor/demo_college/institution.yaml", {
+    "demo": ("warehouse/builds", "examples/demo_college/institution.yaml", {
         "in_scope": ["졸업하려면 전공 몇 학점 들어야 해요?", "수강신청 기간이 언제예요?", "국가장학금 신청은 어떻게 하나요?",
                      "조기졸업 하려면 조건이 뭐야", "성적 이의신청 기간 알려줘", "계절학기 최대 몇 학점까지 들을 수 있어?",
                      "교환학생 지원 자격이 어떻게 되나요", "전과 신청하려면 어떻게 해야 해?", "졸업유예 신청 방법", "방학 때 정보관 몇 시까지 열어요?",
@@ -275,7 +275,7 @@ DEV = {
                         "재입학 신청 기간 알려주세요", "조기졸업 신청 안내해줘", "수강정정 기간이 언제죠?",
                         "근로장학생 모집 언제 해요?"],
         "out_of_scope": OUT_OF_SCOPE + ["셔틀버스 시간표 알려줘", "기숙사 식당 메뉴 뭐야?"]}),
-    "business": ("warehouse/business/builds", "advisor/business_college/institution.yaml", {
+    "business": ("warehouse/business/builds", "examples/business_college/institution.yaml", {
         "in_scope": ["졸업하려면 평점이 몇 점 이상이어야 해?", "휴학은 최대 몇 학기까지 가능해요?", "한 학기에 최대 몇 학점 들을 수 있어?",
                      "학사경고 기준 알려줘", "재수강 가능한 과목은?", "국가장학금 신청 자격 알려주세요", "근로장학생 한 달에 몇 시간 일해?",
                      "졸업시험 떨어지면 어떻게 돼?", "복수전공은 몇 학점 들어야 해요", "증명서 발급은 어디서 해요?",

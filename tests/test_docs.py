@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 LAKEHOUSE_DOC = DOCS / "lakehouse.md"
-PACKAGES = ("advisor", "serving", "eval", "assets", "pipelines", "cli")
+PACKAGES = ("advisor", "serving", "eval", "assets", "pipelines", "cli", "examples")
 TOP_DIRS = (*PACKAGES, "bench", "tests", "docs")
 TOP_FILES = ("README.md", "Makefile", "pyproject.toml", "dagster.yaml")
 # Column groups docs/lakehouse.md defines once ("Conventions", "Evaluation") and then names.

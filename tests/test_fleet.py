@@ -14,6 +14,7 @@ import pytest
 from dagster import DagsterInstance, build_sensor_context, materialize
 from dagster._core.test_utils import instance_for_test
 
+from advisor.config import DEMO_CONFIG_PATH
 from advisor.lakehouse import connect
 from cli.main import main
 from eval import store
@@ -39,7 +40,7 @@ def configs_folder(tmp_path: Path, *keys: str) -> Path:
     folder = tmp_path / "configs"
     folder.mkdir(exist_ok=True)
     for key in keys:
-        shutil.copy(REPO / "advisor" / "demo_college" / "institution.yaml", folder / f"{key}.yaml")
+        shutil.copy(DEMO_CONFIG_PATH, folder / f"{key}.yaml")
     (folder / "notes.txt").write_text("not a config")
     return folder
 

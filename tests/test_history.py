@@ -159,7 +159,7 @@ def runs(tmp_path_factory):
     """Three materializations: the site as generated; then one page edited and another gone;
     then nothing changed. An evaluation row of the first build is recorded after the first."""
     from cli.main import main
-    from advisor.demo_college import build_site
+    from examples.demo_college import build_site
 
     directory = tmp_path_factory.mktemp("history")
     site = build_site(directory / "college", date(2026, 12, 1)).site_dir

@@ -43,8 +43,9 @@ def test_every_set_is_well_formed(folder):
         assert {item.lang for item in items} == {"ko", "en"}, path.name
 
 
-def _truth(root: Path, college: str) -> dict[str, dict]:
-    rows = [json.loads(line) for line in (root / college / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+def _truth(root: Path, config) -> dict[str, dict]:
+    path = root / config.pipeline.annotation_truth  # the truth file the example's generator writes
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     return {row["path"]: row for row in rows}
 
 
@@ -57,8 +58,8 @@ def _inside(value, limit) -> bool:
 @pytest.mark.parametrize("name", ["demo", "business"])
 def test_bundled_golds_and_profiles_come_from_the_ground_truth(name, demo_warehouse, business_warehouse):
     warehouse = {"demo": demo_warehouse, "business": business_warehouse}[name]
-    truth = _truth(warehouse.root, {"demo": "demo_college", "business": "business_college"}[name])
-    schema = load_config(warehouse.config_path).profile
+    config = load_config(warehouse.config_path)
+    truth, schema = _truth(warehouse.root, config), config.profile
     for folder in (lock.TESTSETS, lock.DEVSETS):
         for item in read_items(folder / f"{name}.jsonl"):
             hidden_profile({"id": item.id, "profile": item.profile}, schema)  # canonical values of the schema

@@ -220,7 +220,7 @@ def test_advisor_serve_keeps_usage_under_the_warehouse_as_the_config_says(tmp_pa
     config = tmp_path / "institution.yaml"
     config.write_text(DEMO_CONFIG_PATH.read_text(encoding="utf-8") + "\n" + section, encoding="utf-8")
     seen = {}
-    monkeypatch.setattr("serving.api.terminal.serve_command",
+    monkeypatch.setattr("cli.serve.serve_command",
                         lambda *args, settings, **kwargs: seen.setdefault("settings", settings) and 0)
     assert main(["serve", "--config", str(config), "--warehouse", str(tmp_path / "wh")]) == 0
     settings = seen["settings"]

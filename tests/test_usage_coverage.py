@@ -5,7 +5,9 @@ grouped by meaning, the office's CSV; with no record files at all; and the neare
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import re
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -18,6 +20,15 @@ from advisor.usage import coverage, tables
 from advisor.usage.logfiles import UsageLog
 
 SEEDED = Path(__file__).with_name("data") / "usage_unanswered.jsonl"
+# The held-out set, written before the grouping was changed for the seeded set's failure (which
+# made that set development data) and never swept: locked by its hash, so it cannot be tuned on.
+FRESH = Path(__file__).with_name("data") / "usage_unanswered_v2.jsonl"
+FRESH_SHA256 = "36acdade966c31f1688a5e167743b282f65f1d19a98c321898e635e8ea362c97"
+DEV = Path(__file__).resolve().parents[1] / "bench" / "data" / "usage_clusters_dev.jsonl"
+# Two wordings are "the same question" from this character 3-gram Jaccard up: a question and its
+# near copy score 0.5 and more ("How do I apply for a double major?" and an intent seed's "deadline
+# to apply for a double major": 0.53), two topics asked in one frame at most 0.37 here.
+NEAR_COPY = 0.4
 NOW = datetime.now(timezone.utc).replace(hour=10, minute=0, second=0, microsecond=0)
 
 
@@ -27,8 +38,31 @@ def _question(text: str, tier: str, *, score=None, language="ko", answer_id=None
             "answered": tier != "fallback", "hour": NOW.strftime("%Y-%m-%dT%H:00Z"), "build_id": build_id}
 
 
+def _labelled(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def _seeded() -> list[dict]:
-    return [json.loads(line) for line in SEEDED.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return _labelled(SEEDED)
+
+
+def _trigrams(text: str) -> set[str]:
+    letters = re.sub(r"[\W_]+", "", text.lower())
+    return {letters[i:i + 3] for i in range(max(1, len(letters) - 2))}
+
+
+def _similarity(a: str, b: str) -> float:
+    """Character 3-gram Jaccard of two wordings (case, spaces and punctuation ignored)."""
+    first, second = _trigrams(a), _trigrams(b)
+    return len(first & second) / len(first | second)
+
+
+def _intent_seed_forms() -> list[str]:
+    from advisor import language
+    from advisor.intents.seeds import SEED_ROUTES
+
+    return [form for lang in language.LANGUAGES for route in SEED_ROUTES
+            for group in language.load(lang, "intents").get(route) or () for form in group.get("forms") or ()]
 
 
 # ------------------------------------------------------------------------------------ pure logic
@@ -57,42 +91,82 @@ def test_low_score_is_an_faq_answer_below_its_builds_threshold():
     assert not coverage.is_low_score({"tier": "faq", "score": 0.1}, {})
 
 
-def test_seeded_unanswered_questions_group_by_meaning_largest_first():
-    """Four topics the demo's FAQ does not cover (dormitory fees, transcripts, student ID cards, the
-    shuttle bus), each asked in Korean and in English in other words, as fallbacks; the dormitory
-    fees asked most often. The cut distance was chosen on bench/data/usage_clusters_dev.jsonl, never
-    on this file. What the small encoder gets right here: no topic is split over two groups, the
-    dormitory fees are one group of their own and ranked first, and so is the shuttle bus. What it
-    gets wrong, left visible: the transcript and the student-ID questions (both "issue me a
-    document", 발급) end in one group at this distance (adjusted Rand index 0.69, not 1)."""
+def _fallbacks(labelled: list[dict]) -> list[dict]:
+    """Each labelled question logged once, on one day, as a fallback."""
+    return [{**_question(item["question"], "fallback"), "day": date(2026, 12, 7)} for item in labelled]
+
+
+def _clustered(rows: list[dict]) -> list:
+    """`rows` grouped as the coverage asset groups them: e5 centered on the shipped seeds' mean,
+    Kiwi's key words, English words in the glossary's Korean terms first."""
+    from advisor.chunking.kiwi_tokens import get_tokenizer
     from advisor.index.embedders import E5Embedder
     from advisor.retrieval.glossary import shipped_glossary
 
-    seeded = _seeded()
-    today = date(2026, 12, 7)
-    rows = [{**_question(item["question"], "fallback"), "day": today} for item in seeded]
-    # many students ask about the dormitory fees: its two first wordings, three times each
-    rows += [{**rows[i], "answer_id": f"{i}" * 32} for i in (0, 0, 1, 1)]
-    answered = _question("졸업하려면 몇 학점?", "faq", score=0.95)
-    rows.append({**answered, "day": today})  # answered well: not listed
     encoder = E5Embedder()
     background = coverage.seed_background(coverage.SEED_VECTORS, encoder.version)
     assert background is not None  # the shipped seeds were encoded by this very model
     glossary = shipped_glossary()
-
-    clusters = coverage.cluster_questions(
-        rows, lambda texts: coverage.centered(encoder.embed_queries(texts), background),
+    return coverage.cluster_questions(
+        rows, lambda texts: coverage.centered(encoder.embed_queries(texts), background), get_tokenizer().key_words,
         lambda text: glossary.translate(text)[0])
+
+
+def test_seeded_unanswered_questions_group_by_meaning_largest_first():
+    """Four topics the demo's FAQ does not cover (dormitory fees, transcripts, student ID cards, the
+    shuttle bus), each asked in Korean and in English in other words, as fallbacks; the dormitory
+    fees asked most often. Each topic is one group of its own, the dormitory fees ranked first. The
+    encoder alone put the transcript and the student-ID questions (both "issue me a document", 발급)
+    in one group; the topic terms tell them apart. Since that failure was read, this file is
+    development data (bench/data/usage_clusters_dev.jsonl holds it; the grouping was chosen there):
+    test_a_fresh_set_groups_by_topic_not_by_frame is the held-out check."""
+    seeded = _seeded()
+    rows = _fallbacks(seeded)
+    # many students ask about the dormitory fees: its two first wordings, three times each
+    rows += [{**rows[i], "answer_id": f"{i}" * 32} for i in (0, 0, 1, 1)]
+    answered = _question("졸업하려면 몇 학점?", "faq", score=0.95)
+    rows.append({**answered, "day": rows[0]["day"]})  # answered well: not listed
+
+    clusters = _clustered(rows)
 
     group_of = {item["question"]: item["group"] for item in seeded}
     found = [{group_of[text] for text in c.wordings} for c in clusters]
     assert sum(c.size for c in clusters) == len(seeded) + 4  # every fallback, the FAQ answer left out
-    for group in set(group_of.values()):  # no topic split over two groups
-        assert sum(group in groups for groups in found) == 1, (group, found)
+    assert sorted(map(sorted, found)) == [[group] for group in sorted(set(group_of.values()))], found
     assert found[0] == {"dorm_fee"} and clusters[0].size == 10 and clusters[0].unanswered == 10
-    assert {"shuttle"} in found
     assert clusters[0].examples() == [seeded[0]["question"], seeded[1]["question"], seeded[2]["question"]]
     assert [c.size for c in clusters] == sorted((c.size for c in clusters), reverse=True)
+
+
+def test_a_fresh_set_groups_by_topic_not_by_frame():
+    """The held-out set (FRESH), run once after the grouping was chosen on the development set: six
+    topics asked in pairs that share a frame (튜터링 / 버디 프로그램 신청, 강의평가 / 건강검진 언제,
+    프린트 / 노트북 대여 어디서), each in Korean and English, and three lone questions. The exact
+    partition (each topic one group, each lone question alone) was the aim; the one run gave an
+    adjusted Rand index of 0.89, not the exact partition, and the grouping was not tuned on it
+    afterwards. So this asserts what is true of the chosen method, a floor just below that run."""
+    from sklearn.metrics import adjusted_rand_score
+
+    fresh = _labelled(FRESH)
+    clusters = _clustered(_fallbacks(fresh))
+
+    label_of = {text: label for label, cluster in enumerate(clusters) for text in cluster.wordings}
+    found = [label_of[item["question"]] for item in fresh]
+    score = adjusted_rand_score([item["group"] for item in fresh], found)
+    assert score >= 0.85, f"adjusted Rand index {score:.2f}"
+
+
+def test_the_fresh_set_is_locked_and_shares_no_topic_or_wording_with_what_was_tuned_on():
+    """The held-out set is the file it was when written (its hash), its topics are none of the
+    development set's, the seeded set's or the intent seeds' (the seeds' mean centers the vectors),
+    and none of its wordings is a near copy of theirs (NEAR_COPY, over all pairs)."""
+    assert hashlib.sha256(FRESH.read_bytes()).hexdigest() == FRESH_SHA256
+    fresh, dev, seeded = _labelled(FRESH), _labelled(DEV), _seeded()
+    assert not {row["group"] for row in fresh} & {row["group"] for row in dev + seeded}
+    tuned_on = [row["question"] for row in dev + seeded] + _intent_seed_forms()
+    for row in fresh:
+        nearest = max(tuned_on, key=lambda text: _similarity(row["question"], text))
+        assert _similarity(row["question"], nearest) < NEAR_COPY, (row["question"], nearest)
 
 
 def test_the_csv_opens_in_a_spreadsheet_and_runs_no_formula(tmp_path):

@@ -31,6 +31,7 @@ import numpy as np
 
 from advisor.index.embed_common import normalize_rows, write_meta
 from advisor.index.vector_cache import VectorCache
+from advisor.message_limit import MAX_MESSAGE_CHARS
 
 # The C engine parallelizes with OpenMP, whose default spin-waiting turns a query of 25 ms into one
 # of 1.7 s when other processes hold the cores (measured on 2 cores beside two busy loops); passive
@@ -41,7 +42,7 @@ NAME = "e5"
 MODEL = "multilingual-e5-small-q4"
 DIM = 384
 PASSAGE_CHARS = 160
-QUERY_CHARS = 1_000  # a message is at most this long (the engine's MAX_MESSAGE_CHARS)
+QUERY_CHARS = MAX_MESSAGE_CHARS  # a query is a student's message, at most this long
 BATCH = 64  # texts per call: the engine parallelizes over a batch
 
 

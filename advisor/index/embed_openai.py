@@ -15,16 +15,13 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from advisor import environment
 from advisor.index.embed_common import normalize_rows, write_meta
 from advisor.versioning import text_hash
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 from advisor.llm.settings import LLMNotConfigured, LLMSettings
+from advisor.settings import EmbeddingEnvironment, read
 
 NAME = "openai"
-DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
-MODEL_ENV = environment.EMBEDDING_MODEL
-DIMENSIONS_ENV = environment.EMBEDDING_DIMENSIONS  # optional: text-embedding-3-* can shorten vectors
 BATCH_SIZE = 128  # inputs per request: far below the API's 2,048-input / 300k-token limits for chunks
 # USD per 1M input tokens, as published by OpenAI when this was written; unknown models cost None.
 EMBEDDING_PRICES_PER_MILLION = {"text-embedding-3-small": 0.02, "text-embedding-3-large": 0.13,
@@ -48,12 +45,9 @@ def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def model_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, int | None]:
-    environ = environment.environ(environ)
-    model = environ.get(MODEL_ENV, "").strip() or DEFAULT_EMBEDDING_MODEL
-    dims = environ.get(DIMENSIONS_ENV, "").strip()
-    if dims and not (dims.isdigit() and int(dims) > 0):
-        raise ValueError(f"{DIMENSIONS_ENV}: expected a positive integer, got {dims!r}")
-    return model, int(dims) if dims else None
+    """(model, dimensions) from ADVISOR_EMBEDDING_MODEL / ADVISOR_EMBEDDING_DIMENSIONS (advisor/settings.py)."""
+    embedding = read(EmbeddingEnvironment, environ)
+    return embedding.model, embedding.dimensions
 
 
 class OpenAIEmbedder:

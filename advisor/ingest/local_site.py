@@ -15,14 +15,13 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import http.server
-import importlib
 import io
 import threading
 from contextlib import contextmanager
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from advisor.config import LocalSite
@@ -108,28 +107,18 @@ def serve_directory(directory: Path, host: str = "127.0.0.1", port: int = 0) -> 
         thread.join(timeout=5)
 
 
-# The bundled site generators `local_site.generate` may name: each module has
-# `build_site(root, as_of)` writing `root/<SITE_DIR_NAME>` (and a ground-truth manifest beside it).
-GENERATORS = {
-    "demo_college": "advisor.demo_college",
-    "business_college": "advisor.business_college",
-}
-
-
-def generate_site(name: str, root: Path, today: date) -> Path:
-    """Build the bundled site `name` under `root`; returns the folder to serve."""
-    if name not in GENERATORS:
-        raise ValueError(f"unknown bundled site {name!r}; known: {', '.join(sorted(GENERATORS))}")
-    module = importlib.import_module(GENERATORS[name])
-    module.build_site(root, as_of=today.replace(day=1))
-    return root / module.SITE_DIR_NAME
+# Builds the site of the example institution it names under a folder, dated as given; returns the
+# folder to serve. The caller passes it (examples.generate_site): the library imports no example.
+SiteGenerator = Callable[[str, Path, date], Path]
 
 
 @contextmanager
-def local_site(settings: LocalSite | None, warehouse: Path, today: date) -> Iterator[str | None]:
-    """Build (when asked) and serve the config's local site for the length of a crawl.
+def local_site(settings: LocalSite | None, warehouse: Path, today: date,
+               generate: SiteGenerator | None = None) -> Iterator[str | None]:
+    """Build (when the config names an example institution, with ``generate``) and serve the
+    config's local site for the length of a crawl.
 
-    A bundled site is re-dated on the first of each month, so its boards stay current while
+    An example's site is re-dated on the first of each month, so its boards stay current while
     staying byte-identical — and answering 304s — for every run within a month.
     """
     if settings is None:
@@ -139,6 +128,8 @@ def local_site(settings: LocalSite | None, warehouse: Path, today: date) -> Iter
     if not root.is_absolute():
         root = Path(warehouse) / root
     if settings.generate is not None:
-        root = generate_site(settings.generate, root, today)
+        if generate is None:
+            raise ValueError(f"local_site.generate names {settings.generate!r} but no site generator was given")
+        root = generate(settings.generate, root, today.replace(day=1))
     with serve_directory(root, settings.host, settings.port) as base_url:
         yield base_url

@@ -9,12 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
-
-from advisor import environment
-
-DEFAULT_MODEL = "gpt-4o-mini"
-OPENAI_BASE_URL = "https://api.openai.com/v1"
+from advisor.settings import DEFAULT_BASE_URL, LLMEnvironment, read
 
 # USD per 1M tokens (input, output), standard tier, as published by OpenAI when this was written.
 # Update it when prices change. A model not listed gets cost None: a wrong guess would be worse
@@ -25,8 +20,6 @@ PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
     "gpt-4.1-mini": (0.40, 1.60),
     "gpt-4.1-nano": (0.10, 0.40),
 }
-
-ENV_VARS = environment.LLM_VARS  # environment variable -> settings field
 
 
 class LLMNotConfigured(RuntimeError):
@@ -43,32 +36,18 @@ def price_of(model: str) -> tuple[float, float] | None:
     return None
 
 
-class LLMSettings(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class LLMSettings(LLMEnvironment):
+    """The LLM endpoint: the environment's variables (advisor/settings.py: their names, defaults and
+    limits), plus what is not read from it."""
 
-    api_key: SecretStr | None = None  # SecretStr: never printed in logs or reprs
-    base_url: str | None = None
-    model: str = DEFAULT_MODEL
-    concurrency: int = Field(4, ge=1, le=256)
-    timeout: float = Field(60.0, gt=0)  # seconds per HTTP request
-    max_retries: int = Field(4, ge=0, le=20)  # on 429 / 5xx / timeout / connection error
-    backoff: float = Field(1.0, ge=0)  # first retry wait in seconds; doubles each retry
-    invalid_output_retries: int = Field(2, ge=0, le=10)  # malformed or off-schema JSON
     # 0 makes annotations as repeatable as the model allows; None omits the parameter, for
     # reasoning models that reject it. Not read from the environment.
     temperature: float | None = 0.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "LLMSettings":
-        """Read the ENV_VARS; empty values count as unset. Errors name the variable."""
-        environ = environment.environ(environ)
-        values = {field: environ[var].strip() for var, field in ENV_VARS.items() if environ.get(var, "").strip()}
-        try:
-            return cls(**values)
-        except ValidationError as exc:
-            field_to_var = {field: var for var, field in ENV_VARS.items()}
-            problems = "; ".join(f"{field_to_var.get(e['loc'][0], e['loc'][0])}: {e['msg']}" for e in exc.errors())
-            raise ValueError(f"invalid LLM settings in the environment: {problems}") from None
+        """The LLM variables (`environ`, else the process's); empty values count as unset. Errors name the variable."""
+        return read(cls, environ)
 
     @property
     def configured(self) -> bool:
@@ -76,7 +55,7 @@ class LLMSettings(BaseModel):
 
     @property
     def endpoint(self) -> str:
-        return self.base_url or OPENAI_BASE_URL
+        return self.base_url or DEFAULT_BASE_URL
 
     def describe(self) -> str:
         if not self.configured:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
+from advisor import clock
 from advisor.config import hnsw_above
 from advisor.index.store import Collection, IndexBuild
 from advisor.language.script import language_of
@@ -107,7 +108,7 @@ class Retriever(BatchSearcher):
         decisions = list(time_sensitive) if time_sensitive is not None else [None] * len(queries)
         if not len(profiles) == len(decisions) == len(queries):
             raise ValueError("queries, profiles and time_sensitive must have the same length")
-        today = today or date.today()
+        today = today or clock.today()
         results: list[RetrievalResult] = []
         for start in range(0, len(queries), BATCH_BLOCK):
             block = slice(start, start + BATCH_BLOCK)

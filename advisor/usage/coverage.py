@@ -21,28 +21,51 @@ Unanswered questions are those of tier "fallback" (`answered` false).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+from advisor import language
+from advisor.language.script import language_of
 
 TIERS = ("template", "faq", "documents", "fallback")
 # the intent seeds' encoder vectors, shipped with the package (advisor/intents/seed_vectors.py)
 SEED_VECTORS = Path(__file__).resolve().parents[1] / "intents" / "seed_vectors.npz"
 
-# Average-linkage agglomerative clustering over cosine distance, cut at this distance. Chosen on a
-# development set written for it (bench/data/usage_clusters_dev.jsonl: 30 questions in Korean and
-# English, 6 topics of 3-6 wordings and 6 lone questions, none of the test's topics), swept by
-# bench/usage_clusters.py: adjusted Rand index 0.69 on the plateau 0.66-0.72 (its middle taken),
-# against 0.55 at best for the raw vectors (any linkage) and 0.60 for single linkage. Measured on
-# e5's vectors after `centered` (below), English words the glossary knows in the institution's
-# Korean terms first. The small encoder's limits (seen there and on a simulated log of the demo): a
-# question and its English paraphrase are often further apart than two Korean questions sharing a
-# frame ("수강신청 언제 해요?" and "휴학 신청 기간 알려줘" end in one group), so a group may hold two
-# topics; its examples show it.
-CLUSTER_DISTANCE = 0.70
+# Average-linkage agglomerative clustering over a distance that mixes the encoder's with the
+# questions' topic terms (`topic_distances`), cut at CLUSTER_DISTANCE. The encoder alone groups a
+# question by its frame more than by its topic: "성적증명서 발급" and "학생증 재발급" (issue me a
+# document), "수강신청 언제 해요?" and "휴학 신청 기간" (when do I apply) ended in one group. What a
+# question is about is its content nouns, so two questions that name no common topic term are far
+# apart whatever their frame. Chosen on a development set written for it
+# (bench/data/usage_clusters_dev.jsonl: 83 questions in Korean and English, 17 topics of 3-6
+# wordings, most sharing a frame with another, and 10 lone questions), swept by
+# bench/usage_clusters.py: adjusted Rand index 0.81-0.83 on the plateau 0.76-0.80 of the cut (its
+# middle taken) at LEXICAL_SHARE 0.7, about as high on the neighbouring shares' plateaus (0.80-0.82
+# at 0.6 on 0.74-0.76, 0.81 at 0.8 on 0.78-0.82); 0.79 without the thesaurus; against 0.45 for the
+# encoder alone at its former cut 0.70 (0.63 at its best cut, 0.42) and 0.78 at best for complete
+# linkage, on one cut. Measured on e5's vectors after `centered` (below), English words the
+# glossary knows in the institution's Korean terms first. What is left (seen there): two topics
+# that share a noun may share a group ("기숙사비" and "기숙사 통금", "성적증명서" and "재학증명서"),
+# so may two English questions with the glossary's words for neither topic, and a topic asked in
+# words that share nothing ("헬스장", "체력단련실") may be split. On a held-out set written before
+# this choice (tests/data/usage_unanswered_v2.jsonl, 28 questions, 6 topics in frame-sharing pairs
+# and 3 lone questions), run once: adjusted Rand index 0.89, not its exact partition.
+CLUSTER_DISTANCE = 0.78
+# The share of the topic terms' distance in the mixed distance (the encoder's is the rest).
+LEXICAL_SHARE = 0.7
+# Words that name no topic of their own: what a question asks with (interrogatives), the words of
+# a request's frame and the aspects of any topic ("신청", "기간", "방법", "apply"): the language
+# data's closed classes, as the answerability check reads them (serving/dialogue/answerability.py).
+NOT_TOPICS = frozenset(language.words("question_words", "interrogatives") + language.words("key_words", "request_frame")
+                       + language.words("key_words", "aspects"))
+# The language data files NOT_TOPICS is read from.
+WORD_FILES = ("question_words", "key_words")
 MAX_EXAMPLES = 3
 
 
@@ -150,35 +173,111 @@ def seed_background(path: Path, version: str) -> np.ndarray | None:
     return vectors.mean(axis=0)
 
 
-def group_by_meaning(vectors: np.ndarray, distance: float = CLUSTER_DISTANCE) -> list[int]:
-    """A cluster label per row: average-linkage agglomerative clustering over cosine distance, cut
-    at `distance` (two groups merge while their members are on average closer than that)."""
-    n = len(vectors)
-    if n == 0:
-        return []
-    if n == 1:
-        return [0]
-    from scipy.cluster.hierarchy import fcluster, linkage
+def words_version() -> str:
+    """A short hash of the word lists the grouping reads (NOT_TOPICS' files and the thesaurus): the
+    coverage asset's version, so that an edit of them groups the questions anew."""
+    from advisor.retrieval.vocabulary import THESAURUS_FILES
+
+    hashed = hashlib.sha256("".join(language.digest(name) for name in WORD_FILES).encode())
+    for path in THESAURUS_FILES:
+        hashed.update(path.read_bytes())
+    return hashed.hexdigest()[:12]
+
+
+@cache
+def _synonyms() -> dict[str, str]:
+    """Each word of the retrieval's thesaurus (advisor/retrieval/thesaurus_*.txt: words students and
+    offices use for one thing, "기숙사" and "생활관") -> the first member of its first group."""
+    from advisor.retrieval.vocabulary import compact, load_thesaurus
+
+    named: dict[str, str] = {}
+    for group in load_thesaurus():
+        for member in group:
+            named.setdefault(compact(member), compact(group[0]))
+    return named
+
+
+def topic_terms(key_words: Sequence[str]) -> dict[str, frozenset[str]]:
+    """What a question is about, per language: its key words (the tokenizer's nouns, names, roots
+    and English words) without NOT_TOPICS, each as the thesaurus's first word for it, keyed by the
+    language each is written in."""
+    terms: dict[str, set[str]] = defaultdict(set)
+    for word in map(str.lower, key_words):
+        if word not in NOT_TOPICS:
+            terms[language_of(word, default="")].add(_synonyms().get(word, word))
+    return {lang: frozenset(words) for lang, words in terms.items()}
+
+
+def _same_term(a: str, b: str) -> bool:
+    """Kiwi cuts a compound one way in one sentence and another way in the next ("기숙사비", "기숙사"
+    + "비"): a term inside the other is the same term, unless it is one character (too short to say)."""
+    return a == b or (min(len(a), len(b)) > 1 and (a in b or b in a))
+
+
+def _term_overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard similarity of two term sets, a term matching its `_same_term`s."""
+    shared = min(sum(any(_same_term(x, y) for y in b) for x in a), sum(any(_same_term(y, x) for x in a) for y in b))
+    return shared / (len(a) + len(b) - shared)
+
+
+def lexical_distance(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> float | None:
+    """1 - the overlap of two questions' topic terms in the languages both write terms in; None when
+    there is none: a word the glossary left in English cannot be told apart from a Korean word for
+    another topic, so only the encoder judges such a pair."""
+    common = a.keys() & b.keys()
+    if not common:
+        return None
+    return 1.0 - _term_overlap(frozenset().union(*(a[k] for k in common)), frozenset().union(*(b[k] for k in common)))
+
+
+def topic_distances(vectors: np.ndarray, terms: Sequence[Mapping[str, frozenset[str]]] | None,
+                    lexical_share: float = LEXICAL_SHARE) -> np.ndarray:
+    """Condensed pairwise distances (scipy's order): the cosine distance of the vectors, mixed with
+    the `lexical_distance` of the questions' `topic_terms` in the proportion `lexical_share` where
+    there is one; the vectors' alone for `terms` None. The terms are compared pair by pair in
+    Python: ~7 s for 1,000 distinct wordings on one core, about what e5 takes to encode them."""
     from scipy.spatial.distance import pdist
 
-    distances = np.clip(pdist(np.asarray(vectors, dtype=np.float64), metric="cosine"), 0.0, None)
-    labels = fcluster(linkage(np.nan_to_num(distances, nan=1.0), method="average"), distance, criterion="distance")
+    encoder = np.nan_to_num(np.clip(pdist(np.asarray(vectors, dtype=np.float64), metric="cosine"), 0.0, None), nan=1.0)
+    if terms is None:
+        return encoder
+    n = len(terms)
+    lexical = np.array([lexical_distance(terms[i], terms[j]) for i in range(n) for j in range(i + 1, n)], dtype=float)
+    return np.where(np.isnan(lexical), encoder, (1 - lexical_share) * encoder + lexical_share * np.nan_to_num(lexical))
+
+
+def group_by_meaning(vectors: np.ndarray, terms: Sequence[Mapping[str, frozenset[str]]] | None = None,
+                     distance: float = CLUSTER_DISTANCE, lexical_share: float = LEXICAL_SHARE,
+                     method: str = "average") -> list[int]:
+    """A cluster label per row: agglomerative clustering (`method`: scipy's linkage, average by
+    default) over `topic_distances`, cut at `distance` (two groups merge while their members are on
+    average closer than that)."""
+    n = len(vectors)
+    if n <= 1:
+        return [0] * n
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    labels = fcluster(linkage(topic_distances(vectors, terms, lexical_share), method=method), distance,
+                      criterion="distance")
     return [int(label) - 1 for label in labels]
 
 
 def cluster_questions(rows: Sequence[Mapping], embed: Callable[[list[str]], np.ndarray],
+                      key_words: Callable[[list[str]], list[list[str]]],
                       prepare: Callable[[str], str] = lambda text: text,
                       distance: float = CLUSTER_DISTANCE) -> list[Cluster]:
     """The rows that `needs_material`, grouped by meaning and ranked: the most asked group first
     (ties: more unanswered, then the first example's text). `embed`: texts -> vectors ready to
-    compare (e5 vectors `centered`); `prepare`: a wording to the text embedded (the glossary's
+    compare (e5 vectors `centered`); `key_words`: texts -> their key words (KiwiTokenizer.key_words),
+    read for `topic_terms`; `prepare`: a wording to the text embedded and read (the glossary's
     Korean terms for English words). Identical wordings are embedded once and count as often as
     they were logged."""
     wanted = [row for row in rows if needs_material(row) and (row.get("question") or "").strip()]
     wordings = list(dict.fromkeys(row["question"].strip() for row in wanted))
     if not wordings:
         return []
-    labels = group_by_meaning(embed([prepare(text) for text in wordings]), distance)
+    prepared = [prepare(text) for text in wordings]
+    labels = group_by_meaning(embed(prepared), [topic_terms(words) for words in key_words(prepared)], distance)
     label_of = dict(zip(wordings, labels))
     clusters: dict[int, Cluster] = {}
     for row in wanted:

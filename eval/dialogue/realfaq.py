@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import socket
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from advisor.site_kit.writer import sync_tree
+from examples.site_kit.writer import sync_tree
 
 SITE_DIR = "site"  # under the workdir: the rendered FAQ pages
 WAREHOUSE_DIR = "warehouse"
@@ -193,7 +192,9 @@ def prepare(entries: Sequence[Mapping], workdir: Path) -> tuple[Path, str]:
 def materialize(config_path: Path, warehouse: Path) -> None:
     """`advisor materialize` for the index build and its upstream assets, in a subprocess (the
     evaluation layer imports no Dagster); its output is shown only when it fails."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "ADVISOR_CONFIG", "ADVISOR_WAREHOUSE")}
+    from advisor.settings import DagsterEnvironment, InstitutionEnvironment, child_environment
+
+    env = child_environment(DagsterEnvironment, InstitutionEnvironment)  # the child's own instance, config, warehouse
     command = [sys.executable, "-m", "cli", "materialize", "--config", str(config_path),
                "--warehouse", str(warehouse), "--select", SELECTION]
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])

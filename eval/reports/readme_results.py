@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from advisor import environment
+from advisor.settings import warehouse_path
 from advisor.lakehouse import LAKEHOUSE_FILE
 from eval import store
 from eval.reports.report import table1, table1_caption
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
-    warehouses = args.warehouse or [environment.warehouse_path()]
+    warehouses = args.warehouse or [warehouse_path()]
     command = " ".join([COMMAND, *(shlex.quote(a) for a in argv if a != "--check")])
     sections = []
     for warehouse in warehouses:

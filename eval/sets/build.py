@@ -9,10 +9,10 @@ from pathlib import Path
 
 import yaml
 
-from advisor.config import DEMO_CONFIG_PATH
+from advisor.config import DEMO_CONFIG_PATH, example_config
 from eval.dialogue import realfaq
 
-BUSINESS_CONFIG_PATH = DEMO_CONFIG_PATH.parents[1] / "business_college" / "institution.yaml"
+BUSINESS_CONFIG_PATH = example_config("business_college")
 BUNDLED = {"demo": DEMO_CONFIG_PATH, "business": BUSINESS_CONFIG_PATH}
 REAL_FAQ = "realfaq"
 # where a clone beside the shared folder finds the real FAQ (the project ships none of it)

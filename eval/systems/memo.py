@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from advisor import clock
 from advisor.retrieval import Retriever
 from advisor.retrieval.retriever import BatchSearcher, augmented, written_names
 from advisor.retrieval.profile import known_profile
@@ -131,7 +132,7 @@ class CachingRetriever(BatchSearcher):
         if debug:  # debug output is never cached: it is for people, not for evaluation rows
             return self.inner.search_batch(queries, profiles, mode=mode, k=k, soft=soft, hard=hard,
                                            time_sensitive=decisions, debug=True, today=today)
-        today = today or date.today()
+        today = today or clock.today()
         keys = [self._key(q, p, mode, soft, hard, k, d, today) for q, p, d in zip(queries, profiles, decisions)]
         missing: dict[tuple, int] = {}
         for i, key in enumerate(keys):

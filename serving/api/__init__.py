@@ -1,7 +1,8 @@
-"""The student-facing HTTP API (FastAPI) and its web page; see app.create_app.
+"""The student-facing HTTP API (FastAPI) and its web page; see app.create_app (the assembly) and
+routes/ (a router per resource).
 
-The names below are imported on first use: `advisor ask --server` uses this package's small
-modules (remote.py, terminal.py) without paying for FastAPI."""
+The names below are imported on first use: importing a small module of this package (settings.py,
+sessions/) costs no FastAPI import."""
 
 from __future__ import annotations
 

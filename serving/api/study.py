@@ -20,23 +20,20 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, Query, Response
-from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from advisor.retrieval.profile import known_profile, profile_prefix
 from advisor.usage.logfiles import UsageLog, hour_of
 from serving.api.errors import ApiError
-from serving.api.models import ERROR_RESPONSES
 from serving.dialogue.baseline import dense_rag_answer
 
 log = logging.getLogger("serving.api.study")
 
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 PROFILL, BASELINE = "profill", "baseline"
 PARTICIPANT = r"^[A-Za-z0-9_-]{8,64}$"
 MAX_ROW = 2**31 - 1
@@ -158,72 +155,43 @@ def _usage_root(advisor) -> Path:
     return Path(advisor.build.directory).resolve().parent.parent / "usage"
 
 
-def install_study(app: FastAPI, usage_root: Path | None = None, *,
-                  now=lambda: datetime.now(timezone.utc)) -> None:
-    """The study's page and routes on `app` (create_app), reading the served Advisor's config from
-    app.state.holder. Votes go to `usage_root`, else to the usage records of `advisor serve`
-    (app.state.usage, serving/api/usage.py: the same file per process), else the served warehouse's
-    usage folder."""
-    holder = app.state.holder
-    pairs = StudyPairs()
-    rows = itertools.count()
-    rows_lock = threading.Lock()
-    logs: dict[Path, UsageLog] = {}
+class Study:
+    """The study's state in one app (create_app makes it): the answer pairs, the next Latin-square
+    row of this process, and where votes go: `usage_root`, else the usage records of `advisor
+    serve` (the recorder's log, serving/api/usage.py: the same file per process), else the served
+    warehouse's usage folder."""
 
-    def enabled_study():
-        advisor = holder.current()
-        study = getattr(getattr(advisor, "config", None), "study", None)
-        if study is None or not study.enabled:
-            raise ApiError(404, "study_not_enabled", NOT_ENABLED)
-        return advisor, study
+    def __init__(self, usage_root: Path | None = None, recorder_log: UsageLog | None = None,
+                 now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
+        self.usage_root, self.recorder_log, self.now = usage_root, recorder_log, now
+        self.pairs = StudyPairs()
+        self._rows = itertools.count()
+        self._lock = threading.Lock()
+        self._logs: dict[Path, UsageLog] = {}
 
-    def usage_log(advisor) -> UsageLog:
-        recorder_log = getattr(getattr(app.state, "usage", None), "log", None)
-        if usage_root is None and recorder_log is not None:
-            return recorder_log
-        root = Path(usage_root or _usage_root(advisor))
-        with rows_lock:
-            return logs.setdefault(root, UsageLog(root))
+    def next_row(self) -> int:
+        with self._lock:
+            return next(self._rows) % (MAX_ROW + 1)
 
-    study_errors = {code: ERROR_RESPONSES[code] for code in (404, 422, 500)}
-
-    @app.get("/study", include_in_schema=False)
-    def study_page() -> FileResponse:
-        enabled_study()
-        return FileResponse(WEB_DIR / "study.html", media_type="text/html; charset=utf-8")
-
-    @app.get("/v1/study", response_model=StudyOut, responses=study_errors,
-             summary="The preference study's questions, each with its two answers in this participant's order")
-    def study(participant: str = Query(pattern=PARTICIPANT, description="the page's random participant id"),
-              row: int | None = Query(None, ge=0, le=MAX_ROW,
-                                      description="the row given earlier; absent: a new participant")) -> JSONResponse:
-        advisor, config = enabled_study()
-        if row is None:
-            with rows_lock:
-                row = next(rows) % (MAX_ROW + 1)
+    def questions(self, advisor, config, row: int) -> list[dict]:
+        """The config's questions with their two answers in the order of Latin-square `row`."""
         schema = advisor.schema
-        department = advisor.config.profile[config.department_attribute]
-        questions = []
+        shown = []
         for index, question in enumerate(config.questions):
             try:
-                pair = pairs.pair(advisor, question)
+                pair = self.pairs.pair(advisor, question)
             except Exception as exc:
                 log.error("study answers failed for %s: %s", question.id, type(exc).__name__)
                 raise ApiError(500, "engine_error", "the study's answers could not be made; please try again") from None
             first = position_a(row, index)
             second = BASELINE if first == PROFILL else PROFILL
-            questions.append({"id": question.id, "question": question.question, "profile": dict(question.profile),
-                              "profile_text": profile_prefix(known_profile(question.profile, schema), schema),
-                              "a": pair[first], "b": pair[second]})
-        return JSONResponse({
-            "build_id": advisor.build_id, "participant": participant, "row": row,
-            "department": {"attribute": config.department_attribute, "question": department.question,
-                           "options": [{"value": v, "label": department.label(v)} for v in department.values]},
-            "questions": questions})
+            shown.append({"id": question.id, "question": question.question, "profile": dict(question.profile),
+                          "profile_text": profile_prefix(known_profile(question.profile, schema), schema),
+                          "a": pair[first], "b": pair[second]})
+        return shown
 
-    @app.post("/v1/study/votes", status_code=204, responses=study_errors, summary="Record one vote of the study")
-    def vote(body: VoteRequest) -> Response:
-        advisor, config = enabled_study()
+    def record_vote(self, advisor, config, body: VoteRequest) -> None:
+        """Appends the vote's "votes" record; 422 for a question or department the config does not have."""
         index = next((i for i, q in enumerate(config.questions) if q.id == body.study_id), None)
         if index is None:
             raise ApiError(422, "unknown_study_question", "no study question with this id", "study_id")
@@ -231,11 +199,33 @@ def install_study(app: FastAPI, usage_root: Path | None = None, *,
             raise ApiError(422, "unknown_department", "department must be one of the options' values, or null",
                            "department")
         first = position_a(body.row, index)
-        moment = now()
-        usage_log(advisor).append("votes", {
+        moment = self.now()
+        self._log(advisor).append("votes", {
             "study_id": body.study_id, "participant": body.participant, "position_a": first, "vote": body.vote,
             "winner": winner(body.vote, first), "department": body.department, "hour": hour_of(moment)}, now=moment)
-        return Response(status_code=204)
+
+    def _log(self, advisor) -> UsageLog:
+        if self.usage_root is None and self.recorder_log is not None:
+            return self.recorder_log
+        root = Path(self.usage_root or _usage_root(advisor))
+        with self._lock:
+            return self._logs.setdefault(root, UsageLog(root))
 
 
-__all__ = ["install_study", "position_a", "winner", "StudyPairs"]
+def enabled_study(advisor) -> Any:
+    """The served config's study section; 404 study_not_enabled unless it enables the study (or
+    no build is loaded: the study is not there either)."""
+    study = getattr(getattr(advisor, "config", None), "study", None)
+    if study is None or not study.enabled:
+        raise ApiError(404, "study_not_enabled", NOT_ENABLED)
+    return study
+
+
+def department_out(advisor, config) -> dict:
+    """The department question the page asks first, with its options."""
+    department = advisor.config.profile[config.department_attribute]
+    return {"attribute": config.department_attribute, "question": department.question,
+            "options": [{"value": v, "label": department.label(v)} for v in department.values]}
+
+
+__all__ = ["Study", "StudyPairs", "department_out", "enabled_study", "position_a", "winner"]

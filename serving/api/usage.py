@@ -1,7 +1,8 @@
 """What the API keeps for the advising office (issue 27): a "questions" record per answer of
-POST /v1/chat and a "feedback" record per POST /v1/feedback, appended under `<warehouse>/usage`
-(advisor/usage/logfiles.py; the pipeline reads them). Off unless the settings name a usage folder
-(`advisor serve` does, from the institution config's `usage` section).
+POST /v1/chat and a "feedback" record per POST /v1/feedback (routes/chat.py, routes/feedback.py),
+appended under `<warehouse>/usage` (advisor/usage/logfiles.py; the pipeline reads them). Off
+unless the settings name a usage folder (`advisor serve` does, from the institution config's
+`usage` section).
 
 A record never holds a profile value, a session id or an address: the question is scrubbed of
 identifiers (scrub.py) and of the profile values it states or the session holds, and the answer is
@@ -18,12 +19,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from advisor.language.script import language_of
 from advisor.usage.logfiles import UsageLog, hour_of
-from serving.api.models import ERROR_RESPONSES
 from serving.api.scrub import DEFAULT_LANGUAGE, locale, scrub
 from serving.api.settings import ServingSettings
 
@@ -54,6 +53,11 @@ class UsageRecorder:
         self._pruned_on = None
         self._warned: set[str] = set()
         self._prune()
+
+    @classmethod
+    def for_settings(cls, settings: ServingSettings,
+                     now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> "UsageRecorder":
+        return cls(settings.usage_dir, settings.question_log, settings.usage_retention_days, now)
 
     @property
     def logs_questions(self) -> bool:
@@ -164,19 +168,3 @@ def tier_score(reply: Any) -> float | None:
         chunks = getattr(trace.get("last_retrieval"), "chunks", None)
         score = chunks[0].score if chunks else None
     return round(float(score), 4) if score is not None else None
-
-
-def install_usage(app: FastAPI, settings: ServingSettings,
-                  now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> UsageRecorder:
-    """POST /v1/feedback on `app`, and the recorder the chat route calls for its answers."""
-    recorder = UsageRecorder(settings.usage_dir, settings.question_log, settings.usage_retention_days, now)
-    app.state.usage = recorder
-
-    @app.post("/v1/feedback", status_code=204, response_class=Response,
-              responses={code: ERROR_RESPONSES[code] for code in (413, 415, 422, 429)},
-              summary="Say whether an answer helped (stored without the profile, the session or the address)")
-    def feedback(body: FeedbackRequest) -> Response:
-        recorder.feedback(body)
-        return Response(status_code=204)
-
-    return recorder

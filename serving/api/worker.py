@@ -15,12 +15,13 @@ from pathlib import Path
 from fastapi import FastAPI
 
 from advisor.config import load_config
+from advisor.settings import WorkerEnvironment, read, variable_name
 from serving.api.app import create_app
 from serving.api.protocol import uvicorn_options
 from serving.api.server import builds_holder, log_to_stderr
 from serving.api.settings import ServingSettings
 
-ENVIRONMENT = "ADVISOR_SERVE_WORKER"  # set by the parent for its workers; not an operator's knob
+ENVIRONMENT = variable_name(WorkerEnvironment, "serve_worker")  # set by the parent for its workers; not an operator's knob
 FACTORY = "serving.api.worker:create_worker_app"
 
 
@@ -34,7 +35,10 @@ def describe(config_path: str | Path | None, builds_root: Path, settings: Servin
 def create_worker_app() -> FastAPI:
     from advisor.llm.settings import LLMSettings
 
-    spec = json.loads(os.environ[ENVIRONMENT])
+    described = read(WorkerEnvironment).serve_worker
+    if described is None:
+        raise RuntimeError(f"${ENVIRONMENT} is unset: this factory runs in the workers `advisor serve --workers N` starts")
+    spec = json.loads(described)
     settings = ServingSettings(**{name: tuple(value) if isinstance(value, list) else value
                                   for name, value in spec["settings"].items()})
     llm_settings = LLMSettings.from_env()
@@ -52,6 +56,7 @@ def run_workers(config_path: str | Path | None, builds_root: Path, host: str, po
     import uvicorn
 
     log_to_stderr()
+    # written, not read: uvicorn's worker processes inherit this process's environment
     os.environ[ENVIRONMENT] = describe(config_path, builds_root, settings)
     # the same uvicorn options as one process gets (server.run): the limits hold in every worker
     uvicorn.run(FACTORY, factory=True, workers=settings.workers, host=host, port=port, access_log=True,

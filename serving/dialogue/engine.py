@@ -43,6 +43,7 @@ from advisor.faq.store import FAQ_KIND
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
 from advisor.index.sources import UNKNOWN_DATES, SourceDates, SourceSnapshots, load_source_dates, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
+from advisor.message_limit import MAX_MESSAGE_CHARS
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
 from serving.answer.language import reply_language
@@ -63,12 +64,10 @@ from serving.dialogue.understanding import UNSPACED_SYLLABLES, MessageReader
 
 # label_variants and UNSPACED_SYLLABLES live in assembly.py and understanding.py; named here for the
 # callers that import them from the engine
-__all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "ExtractiveAnswerer", "LLMTasks", "NoBuildError",
-           "Session", "UNSPACED_SYLLABLES", "label_variants", "open_advisor"]
+__all__ = ["Advisor", "DialogueInputError", "DialogueSettings", "EmptyMessage", "ExtractiveAnswerer", "LLMTasks",
+           "MessageTooLong", "NoBuildError", "Session", "UNSPACED_SYLLABLES", "checked_message", "label_variants",
+           "open_advisor"]
 
-# The longest message a student may send, whoever calls (the HTTP API, `advisor ask`, the evaluation); the API's
-# max_message_chars defaults to it, so its contract and the engine's own check are one number.
-MAX_MESSAGE_CHARS = 1_000
 
 
 class NoBuildError(RuntimeError):
@@ -274,7 +273,7 @@ class Advisor:
         if profile is not None:
             reply = self._on_answers(session, profile, today)
         else:
-            reply = self._on_message(session, _checked(message), today)
+            reply = self._on_message(session, checked_message(message), today)
         session.turns += 1
         reply = self._dated(reply)
         reply.trace["seconds"] = time.perf_counter() - started
@@ -538,14 +537,27 @@ class Advisor:
         return self.faq.reply(matches, session, pending)
 
 
-def _checked(message) -> str:
+class EmptyMessage(DialogueInputError):
+    def __init__(self) -> None:
+        super().__init__("message", "is empty")
+
+
+class MessageTooLong(DialogueInputError):
+    def __init__(self, max_chars: int) -> None:
+        super().__init__("message", f"is longer than {max_chars} characters")
+        self.max_chars = max_chars
+
+
+def checked_message(message, max_chars: int = MAX_MESSAGE_CHARS) -> str:
+    """The message as the engine reads it (trimmed), or EmptyMessage / MessageTooLong: the one check
+    of a message, for the engine and for the API (with its own max_message_chars, at most this)."""
     if not isinstance(message, str):
         raise DialogueInputError("message", "must be a string")
     message = message.strip()
     if not message:
-        raise DialogueInputError("message", "is empty")
-    if len(message) > MAX_MESSAGE_CHARS:
-        raise DialogueInputError("message", f"is longer than {MAX_MESSAGE_CHARS} characters")
+        raise EmptyMessage()
+    if len(message) > max_chars:
+        raise MessageTooLong(max_chars)
     return message
 
 

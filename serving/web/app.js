@@ -7,8 +7,9 @@
 "use strict";
 
 (function () {
-  // "don't know" in the language the question is asked in (an English question gets English ones)
-  const UNKNOWN_LABELS = { ko: "잘 모르겠어요", en: "I don't know" };
+  // "don't know" in the language the question is asked in (an English question gets English ones):
+  // the server's words, written into the page when it is served
+  const UNKNOWN_LABELS = readJson(document.body.dataset.unknownOption);
   const HANGUL = /[\uac00-\ud7a3\u3131-\u318e]/;
   const LETTER = /\p{L}/u;
   // What kind of answer it is, in the language of the answer (the badge must agree with its body).
@@ -71,6 +72,16 @@
   // The conversation: what the page shows, turn by turn (kept in sessionStorage), and its session.
   let state = { sessionId: null, turns: [] };
   let busy = false;
+
+  // A value the server wrote into the page, or {} when the page was opened some other way.
+  function readJson(text) {
+    try {
+      const value = JSON.parse(text || "{}");
+      return value && typeof value === "object" ? value : {};
+    } catch (e) {
+      return {};
+    }
+  }
 
   function grouped(number) {
     return Number.isFinite(number) ? number.toLocaleString("ko-KR") : String(number);
