@@ -26,6 +26,7 @@ import pytest
 
 from advisor.config import CategoricalAttribute, load_config
 from advisor.intents.metrics import intent_report
+from advisor.lakehouse import insert_rows
 from eval import store
 from eval.metrics import registry as metric_registry
 from eval.metrics.aggregate import sliced_aggregate
@@ -320,6 +321,7 @@ def test_code_version_follows_result_code_not_presentation(tmp_path):
     base = store.evaluation_code_version(tmp_path)
     (tmp_path / "eval/store/record.py").write_text("a = 2\n")
     (tmp_path / "serving/api/app.py").write_text("a = 2\n")
+    (tmp_path / "eval/reports").mkdir()
     (tmp_path / "eval/reports/fleet.py").write_text("a = 1\n")  # a new module that only reads stored runs
     assert store.evaluation_code_version(tmp_path) == base
     (tmp_path / "eval/metrics/label_errors.py").write_text("a = 2\n")  # decides the rows' label_errors
@@ -489,8 +491,8 @@ def _v1_lakehouse(path: Path, config) -> tuple[FakeOutcome, store.RunMeta]:
            "benchmark": meta.benchmark, "benchmark_hash": meta.benchmark_hash, "instances": 9,
            "build_id": meta.build_id, "code_version": meta.code_version, "config_hash": meta.config_hash,
            "systems": list(meta.systems), "settings": list(meta.settings), "fingerprint": meta.fingerprint}
-    store.insert_rows(con, "eval_runs", [run])
-    store.insert_rows(con, "eval_query_results",
+    insert_rows(con, "eval_runs", [run])
+    insert_rows(con, "eval_query_results",
                       [{"run_id": meta.run_id, **lineage, **{c: r[c] for c in old_query_columns}}
                        for r in outcome.per_query])
     old = []
@@ -499,7 +501,7 @@ def _v1_lakehouse(path: Path, config) -> tuple[FakeOutcome, store.RunMeta]:
                "n": a.get("n") or 0, "skipped": a["skipped"], "mrr": a.get("mrr")}
         row.update({f"recall_at_{k}": a.get(f"success@{k}") for k in CUTOFFS})  # what v1 called recall
         old.append(row)
-    store.insert_rows(con, "eval_aggregates", old)
+    insert_rows(con, "eval_aggregates", old)
     con.close()
     return outcome, meta
 
