@@ -23,7 +23,7 @@ business: $(STAMP)
 
 ## The README's results block, generated from both institutions' latest evaluation runs.
 readme-results: $(STAMP)
-	$(BIN)/python -m eval.readme_results --warehouse warehouse --warehouse $(BUSINESS_WAREHOUSE)
+	$(BIN)/python -m eval.reports.readme_results --warehouse warehouse --warehouse $(BUSINESS_WAREHOUSE)
 
 ## Lint (ruff), check the layers (import-linter contracts in pyproject.toml), run the test suite
 ## (installs Chromium for the browser tests, redis-server for the shared-session tests and the

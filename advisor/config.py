@@ -168,7 +168,7 @@ class PipelineSettings(_Strict):
 
 
 class EvaluationSettings(_Strict):
-    """How the evaluation's simulated student behaves (eval/simulate.py)."""
+    """How the evaluation's simulated student behaves (eval/systems/simulate.py)."""
 
     # the `deployment-dont-know` setting: the share of profile questions the student cannot answer
     dont_know_share: Annotated[float, Field(ge=0, le=1)] = 0.2

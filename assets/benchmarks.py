@@ -13,16 +13,17 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
 from assets.lineage import record_lineage
-from eval import benchmark, facts, line_reader, line_scope, llm_benchmark, questions, store as eval_store
-from eval import truth as eval_truth
-from eval.benchmark_io import read_benchmark
+from eval import store as eval_store
+from eval.benchmark import facts, line_reader, line_scope, llm_questions, questions, synthesis
+from eval.benchmark import truth as eval_truth
+from eval.benchmark.file import read_benchmark
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from assets.stage import begin, stage_asset
 
 GROUP = "evaluation"
-# the code that writes the benchmark, and the line reader's own language data (eval/reading/)
+# the code that writes the benchmark, and the line reader's own language data (eval/benchmark/reading/)
 BENCHMARK_CODE = hashlib.sha256(
-    (code_version(benchmark, facts, line_reader, line_scope, questions, eval_truth, llm_benchmark)
+    (code_version(synthesis, facts, line_reader, line_scope, questions, eval_truth, llm_questions)
      + line_reader.data_digest()).encode()).hexdigest()[:12]
 
 
@@ -46,14 +47,14 @@ def qa_benchmark(context: AssetExecutionContext, institution: InstitutionResourc
         rewrite, rewriter = None, ""
         if llm.configured():  # the questions and reference answers in an LLM's words
             client, con = stack.enter_context(llm.client()), stack.enter_context(warehouse.connect())
-            rewriter = f"{client.model}|{llm_benchmark.PROMPT_VERSION}"
+            rewriter = f"{client.model}|{llm_questions.PROMPT_VERSION}"
 
             def rewrite(instances):
-                written, task, outcome = llm_benchmark.rewrite_with_llm(instances, build, client, con)
+                written, task, outcome = llm_questions.rewrite_with_llm(instances, build, client, con)
                 task.record_usage(context.run_id, "qa_benchmark")
                 return written, outcome
 
-        report = benchmark.write_benchmark(warehouse.root, build, None, open_tokenizer=lambda: tokenizer_for(config),
+        report = synthesis.write_benchmark(warehouse.root, build, None, open_tokenizer=lambda: tokenizer_for(config),
                                            code=BENCHMARK_CODE, rewrite=rewrite, rewriter=rewriter, truth=truth)
     metadata = {
         "dagster/row_count": report["instances"], "path": MetadataValue.path(report["path"]),

@@ -1,5 +1,5 @@
 """Evaluation stage: the offline systems on the synthesized benchmark plus the intent router on the
-held-out split, recorded in the lakehouse (eval/store.py), and the report (tables + charts) of
+held-out split, recorded in the lakehouse (eval/store/), and the report (tables + charts) of
 that run under <warehouse>/reports/<run_id>/.
 
 The evaluation itself is eval/entry.py's, shared with `advisor eval`: a run is reused, not
@@ -16,7 +16,7 @@ from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, M
 
 from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
-from eval import registry
+from eval.systems import registry
 from eval import store as eval_store
 from eval.store import aggregates_frame, evaluation_code_version, intent_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
@@ -33,10 +33,10 @@ EVALUATION_CODE = evaluation_code_version()
 # The report is a rendering of stored rows: its version is the renderer's and this module's source.
 _ROOT = Path(__file__).resolve().parent.parent
 REPORT_CODE = hashlib.sha256(b"".join(
-    (_ROOT / name).read_bytes() for name in ("eval/reports.py", "eval/report_data.py", "eval/report_tables.py",
-                                             "eval/report_charts.py", "eval/report_html.py", "eval/run_report.py",
-                                             "eval/provenance.py", "eval/label_gap.py", "assets/report_metadata.py",
-                                             "assets/evaluation.py"))).hexdigest()[:12]
+    (_ROOT / name).read_bytes() for name in (
+        "eval/reports/report.py", "eval/reports/data.py", "eval/reports/table.py", "eval/reports/charts.py",
+        "eval/reports/page.py", "eval/reports/run_report.py", "eval/benchmark/provenance.py",
+        "eval/reports/label_gap.py", "assets/report_metadata.py", "assets/evaluation.py"))).hexdigest()[:12]
 
 
 class EvaluationConfig(Config):
@@ -95,8 +95,8 @@ def _checked(names: list[str], allowed, what: str) -> tuple[str, ...]:
 def _result(context, con, institution_config, run_id: str, started: datetime, *, reused: bool) -> MaterializeResult:
     """Lineage row + metadata of the run the asset now stands for (a new one or a reused one)."""
     from assets.report_metadata import table_value
-    from eval.provenance import gold_note
-    from eval.reports import table1
+    from eval.benchmark.provenance import gold_note
+    from eval.reports.report import table1
 
     run = eval_store.run_info(con, run_id)
     aggregates = aggregates_frame(con, run_id)
@@ -124,7 +124,7 @@ def _result(context, con, institution_config, run_id: str, started: datetime, *,
 
 
 # after `coverage` and `preference_study` too: the report's "What students asked" and "Preference
-# study" sections read their tables (eval/report_usage.py, eval/study.py)
+# study" sections read their tables (eval/reports/usage.py, eval/study.py)
 @stage_asset(GROUP, kinds={"python"}, code_version=REPORT_CODE, deps=[evaluation, coverage, preference_study])
 def evaluation_report(context: AssetExecutionContext, institution: InstitutionResource,
                       warehouse: WarehouseResource) -> MaterializeResult:
@@ -132,9 +132,9 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
     answer quality, the benchmark slices, MRR by category and query type, URAG's answer tiers, intent routing, the
     charts and every question's results per system), beside report.md and the PNG charts under
     `<warehouse>/reports/<run_id>/`. This page links it (`report_html`, `report_link`) and shows Table 1."""
-    from eval.provenance import gold_note
-    from eval.reports import table1_caption
-    from eval.run_report import write_run_report
+    from eval.benchmark.provenance import gold_note
+    from eval.reports.report import table1_caption
+    from eval.reports.run_report import write_run_report
 
     institution_config, started = begin(context, institution)
     with warehouse.connect() as con:
@@ -177,6 +177,6 @@ def evaluation_report(context: AssetExecutionContext, institution: InstitutionRe
 
 def intent_markdown(intents) -> str:
     """Per-intent precision / recall / F1 / support, then accuracy and macro F1 of the run."""
-    from eval.reports import intent_table
+    from eval.reports.report import intent_table
 
     return intent_table(intents).markdown()

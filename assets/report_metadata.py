@@ -6,7 +6,7 @@ How the Dagster UI (1.13) renders them, read from dagster-webserver's bundled ui
   column too narrow for a wide one (Table 1 showed its first column and a half);
 - a Markdown entry is drawn inline only when shorter than 1,000 characters, else behind a
   "[Show Markdown]" link that opens it in a dialog (clipped at 1280 px).
-So the evaluation report is a page of its own (report.html, eval/report_html.py) that the
+So the evaluation report is a page of its own (report.html, eval/reports/page.py) that the
 `evaluation_report` asset links; the typed table stays for what is read as records (the
 `evaluation` asset's Table 1).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dagster import MetadataValue, TableColumn, TableRecord, TableSchema
 
-from eval.report_tables import ReportTable
+from eval.reports.table import ReportTable
 
 __all__ = ["table_value"]
 

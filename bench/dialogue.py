@@ -32,7 +32,7 @@ from examples.demo_college.facts import contains_fact, fact_cases, in_english, s
 from serving.answer import extractive_answer  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
 from advisor.settings import warehouse_path  # noqa: E402
-from eval.truth import truth_file  # noqa: E402
+from eval.benchmark.truth import truth_file  # noqa: E402
 
 
 def converse(advisor, query: str, hidden: dict, oracle: bool):

@@ -40,8 +40,7 @@ from tests.hashing_embedder import HashingEmbedder  # noqa: E402
 from advisor.index.store import latest_build_dir, load_build  # noqa: E402
 from advisor.retrieval import RetrievalParams, Retriever, fusion  # noqa: E402
 from advisor.retrieval.profile import conflicts, known_profile  # noqa: E402
-
-MODES = ("bm25", "dense", "hybrid", "hybrid+filter")
+from eval.systems.registry import RETRIEVAL_SYSTEMS, Filtered  # noqa: E402  (bm25, dense, hybrid, hybrid+filter)
 
 
 def percentiles(seconds: list[float]) -> tuple[float, float]:
@@ -80,9 +79,9 @@ class NaiveBaseline:
         for name, bm25, vectors, applies, chunks in self.parts:
             eligible = self.mask(applies, profile) if profile else None
             rankings = []
-            if mode in ("bm25", "hybrid", "hybrid+filter"):
+            if mode in ("bm25", "hybrid"):
                 rankings.append(self._rank(bm25.get_scores(tokens), eligible, limit))
-            if mode in ("dense", "hybrid", "hybrid+filter"):
+            if mode in ("dense", "hybrid"):
                 rankings.append(self._rank(vectors @ vector, eligible, limit))
             hits = rankings[0] if len(rankings) == 1 else self._rrf(rankings, p.rrf_k)[:limit]
             if name == "dynamic" and hits:
@@ -125,27 +124,28 @@ def _pretokenized(queries, tokenize):
 
 
 def measure(build, records_tokens, annotations, queries, profiles, tokenize) -> list[tuple]:
-    """(mode, ours p50, ours p99, naive p50, naive p99, share of queries where both return the same
-    chunks in the same order) for each mode."""
+    """(system, ours p50, ours p99, naive p50, naive p99, share of queries where both return the same
+    chunks in the same order) for each of the evaluation's retrieval systems (its registry's)."""
     query_tokens, pretokenized = _pretokenized(queries, tokenize)
     params = RetrievalParams()
     retriever = Retriever(build, pretokenized, params)
     naive = NaiveBaseline(build, records_tokens, annotations, params)
     today = clock.today()
     rows = []
-    for mode in MODES:
-        profile_for = (lambda p: p) if mode == "hybrid+filter" else (lambda p: None)
+    for system in RETRIEVAL_SYSTEMS:
+        mode = system.mode  # the retriever's: bm25, dense or hybrid
+        profile_for = (lambda p: p) if isinstance(system, Filtered) else (lambda p: None)  # the hard filter
         ours, theirs, same = [], [], 0
         for query, profile in zip(queries, profiles):
             started = time.perf_counter()
-            found = retriever.search(query, profile_for(profile), mode=mode.split("+")[0], soft=False, today=today)
+            found = retriever.search(query, profile_for(profile), mode=mode, soft=False, today=today)
             ours.append(time.perf_counter() - started)
             started = time.perf_counter()  # the query is embedded inside the timing, as ours does
             vector = build.embedder.embed_queries([query], [query_tokens[query]])[0] if mode != "bm25" else None
             records = naive.search(query_tokens[query], query, vector, mode, profile_for(profile), today)
             theirs.append(time.perf_counter() - started)
             same += found.chunk_ids == [r["chunk_id"] for r in records]
-        rows.append((mode, *percentiles(ours), *percentiles(theirs), same / len(queries)))
+        rows.append((system.name, *percentiles(ours), *percentiles(theirs), same / len(queries)))
     return rows
 
 

@@ -1,4 +1,4 @@
-"""What the statistics (eval/stats.py: every interval and paired test) cost beside the evaluation they
+"""What the statistics (eval/metrics/stats.py: every interval and paired test) cost beside the evaluation they
 describe: the latest run's per-query rows, read from a built warehouse, with the statistics timed
 in this process and the evaluation asset's own wall time for that run (its materialization) as the
 baseline.
@@ -20,7 +20,8 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.lakehouse import LAKEHOUSE_FILE  # noqa: E402
-from eval import stats, store  # noqa: E402
+from eval import store  # noqa: E402
+from eval.metrics import stats  # noqa: E402
 
 
 def main() -> None:

@@ -186,7 +186,7 @@ class _EvalError(Exception):
 
 def _names(value: str | None, allowed: tuple[str, ...], option: str) -> tuple[str, ...]:
     """A comma-separated option as names in the given order; unknown names are an input error."""
-    from eval.registry import checked_names
+    from eval.systems.registry import checked_names
 
     if value is None:
         return allowed
@@ -225,7 +225,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     """eval/entry.py's evaluation (shared with the pipeline's asset, run reuse included), shown here:
     Table 1 on stdout and the `--out` file, before recording, so a lock taken meanwhile cannot hide
     minutes of results."""
-    from eval import registry  # light: names only; the systems load when the run starts
+    from eval.systems import registry  # light: names only; the systems load when the run starts
 
     systems = _names(args.systems, registry.NAMES, "--systems")
     settings = _names(args.settings, registry.SETTINGS, "--settings")
@@ -240,8 +240,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from advisor import progress
     from eval.entry import EvaluationError, evaluate
-    from eval.outfile import out_document, write_out
-    from eval.reports import table1_caption, table1_markdown
+    from eval.store.outfile import out_document, write_out
+    from eval.reports.report import table1_caption, table1_markdown
 
     shown = []
     status = console.status("evaluating…")
@@ -310,11 +310,11 @@ def _run_sets(args: argparse.Namespace) -> int:
 
 
 def fleet_compare(args: argparse.Namespace) -> int:
-    """Every institution of a fleet root side by side (eval/fleet.py): one in-memory DuckDB with
+    """Every institution of a fleet root side by side (eval/reports/fleet.py): one in-memory DuckDB with
     each `<root>/<key>/lakehouse.duckdb` attached read-only."""
     import polars as pl
 
-    from eval.fleet import attach_fleet, overview, table1_rows
+    from eval.reports.fleet import attach_fleet, overview, table1_rows
 
     root = fleet_root(args.root)
     with attach_fleet(root) as fleet:

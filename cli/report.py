@@ -1,6 +1,6 @@
 """`advisor report`: the path of an evaluation run's report.html (the latest run's, or `--run-id`'s),
 rendered first when the run is in the lakehouse but its page is not on disk yet (by
-eval/run_report.py, as the `evaluation_report` asset renders it), opened in the browser with
+eval/reports/run_report.py, as the `evaluation_report` asset renders it), opened in the browser with
 `--open` (docs/contracts.md §1).
 
 The lakehouse is opened read-only: rendering writes files under `<warehouse>/reports/`, never rows.
@@ -76,7 +76,7 @@ def _profile_attributes(config_arg: str | None, institution: str | None) -> list
 
 def report_path(warehouse: Path, run_id: str | None, config_arg: str | None = None) -> tuple[Path, bool]:
     """(report.html of the run, whether it was rendered now)."""
-    from eval.run_report import REPORT_HTML, report_directory, write_run_report
+    from eval.reports.run_report import REPORT_HTML, report_directory, write_run_report
 
     con = _open_lakehouse(warehouse)
     try:

@@ -55,7 +55,7 @@ def print_run_summary(result, warehouse: Path, seconds: float) -> None:
 def _print_table1(warehouse: Path, run_id: str, report: dict) -> None:
     """The paper's Table 1 layout for the run the evaluation asset stands for, last: it is what
     `make demo` is for. Under it: which instances it is over and where the gold came from."""
-    from eval.reports import table1, table1_caption
+    from eval.reports.report import table1, table1_caption
     from eval.store import aggregates_frame, intervals_frame, run_info, tests_frame
 
     with connect(warehouse) as con:

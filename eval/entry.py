@@ -1,5 +1,5 @@
 """One evaluation, as `advisor eval` and the pipeline's `evaluation` asset both run it: the latest
-index build against a benchmark file, recorded in the lakehouse (eval/store.py) with the build's
+index build against a benchmark file, recorded in the lakehouse (eval/store/) with the build's
 intent router on the held-out split.
 
     result = evaluate(config, warehouse, benchmark, systems, settings, connect=open_the_lakehouse)
@@ -24,8 +24,8 @@ from typing import Callable, Sequence
 from advisor import progress
 from advisor.index.layout import INTENT_DIR, builds_dir, latest_build_dir, read_manifest
 from eval import store
-from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
-from eval.provenance import gold_from_of, gold_line
+from eval.benchmark.file import BenchmarkError, benchmark_hash, read_benchmark
+from eval.benchmark.provenance import gold_from_of, gold_line
 
 __all__ = ["EvaluationError", "Evaluated", "evaluate", "intent_evaluation"]
 
@@ -105,7 +105,7 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
     backend = f"LLM {meta.llm_model}" if meta.llm_model else "offline"
     say(f"evaluating {len(systems)} system(s) x {len(settings)} setting(s) on {len(instances)} instances "
         f"(build {meta.build_id}, {backend}). {gold_line(meta.gold_from)}")
-    from eval.truth import true_labels  # lazily, as the runner below: they pull in the serving stack
+    from eval.benchmark.truth import true_labels  # lazily, as the runner below: they pull in the serving stack
 
     try:
         labels = true_labels(config, warehouse, build)  # for profill-true-labels; None without truth

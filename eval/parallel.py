@@ -7,7 +7,7 @@ Why processes: the systems are Python (retrieval fusion, the dialogue's rules), 
 core; the evaluation is most of `make demo`. Why shards of instances rather than of systems: an
 engine's caches (tokens, retrievals, FAQ searches) serve every system that sees the same question,
 so each process keeps whole instances. The rows are the same as in one process: every simulated
-student's choices are keyed on the instance (eval/simulate.py), never on the order of the run.
+student's choices are keyed on the instance (eval/systems/simulate.py), never on the order of the run.
 
 Only without an LLM: an LLM run is bound by the endpoint and its own cache, not by this CPU.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from eval import stats
+from eval.metrics import stats
 from eval.runner import EvalOutcome, aggregate, run_evaluation
 from advisor.settings import EvalEnvironment, read, variable_name
 

@@ -1,11 +1,11 @@
 """`advisor eval`'s engine: every requested system x setting over the benchmark instances, one
 per-query row each (the lakehouse's eval_query_results) and one aggregate per system x setting
-(docs/contracts.md §1 `--out` fields). The systems are objects of eval/registry.py (names,
-properties, `answers`), their code in eval/systems.py (offline) and eval/llm_systems.py (HyDE,
+(docs/contracts.md §1 `--out` fields). The systems are objects of eval/systems/registry.py (names,
+properties, `answers`), their code in eval/systems/offline.py (offline) and eval/systems/llm.py (HyDE,
 rerankers, judges); `Run` is what they run against: the instances, the engines, the caches.
 
 Speed: the offline systems x both settings x 1,800 instances run in minutes because the run
-shares one EvalMemo (eval/memo.py): its engines are composed from caching collaborators, so
+shares one EvalMemo (eval/systems/memo.py): its engines are composed from caching collaborators, so
 tokenization, embedding, intent routing, stated values, FAQ searches, retrievals and extractive
 answers are computed once per distinct input, and the profile-blind baselines are retrieved in
 batches. `optimized=False` runs the plain per-query path instead;
@@ -27,17 +27,22 @@ import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
-from eval import metrics, registry, stats
-from eval.llm_systems import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VERSIONS, RERANK_VERSION, LLMTally,
+from eval.metrics import registry as metric_registry, stats
+from eval.metrics.aggregate import sliced_aggregate
+from eval.metrics.metric import JUDGE, NEED_COLUMNS, TOKENS, Query
+from eval.metrics.slices import reporting_slice, split_slices
+from eval.metrics.sources import gold_ranks
+from eval.systems import registry
+from eval.systems.llm import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VERSIONS, RERANK_VERSION, LLMTally,
                               judge_many, judge_subset, tokens_of)
-from eval.memo import CachingTokenizer, EvalMemo, compose
-from eval.registry import (DONT_KNOW, SETTINGS, SKIPPED_ASKS_NOTHING, SKIPPED_NEEDS_PROFILE,  # noqa: F401 (re-exported)
-                           SKIPPED_NO_LLM, SKIPPED_NO_TRUTH, SKIPPED_NO_URAG_INDEX)
-from eval.simulate import hidden_profile
-from eval.systems import (ANSWER_K, EVIDENCE_TOP, RANK_DEPTH, URAG_DOC_K, SystemAnswer, baseline_query,
-                          true_label_advisor)
+from eval.systems.memo import CachingTokenizer, EvalMemo, compose
+from eval.systems.registry import (DONT_KNOW, SETTINGS, SKIPPED_ASKS_NOTHING, SKIPPED_NEEDS_PROFILE,  # noqa: F401
+                                   SKIPPED_NO_LLM, SKIPPED_NO_TRUTH, SKIPPED_NO_URAG_INDEX)  # (re-exported)
+from eval.systems.simulate import hidden_profile
+from eval.systems.offline import (ANSWER_K, EVIDENCE_TOP, RANK_DEPTH, URAG_DOC_K, SystemAnswer, baseline_query,
+                                  true_label_advisor)
 from advisor.retrieval import Retriever
 
 __all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "Run", "run_evaluation"]
@@ -45,7 +50,7 @@ __all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "Run", "run_e
 SYSTEMS = registry.NAMES
 LLM_SYSTEMS = frozenset(s.name for s in registry.SYSTEMS if s.needs_llm)
 ASKING_SYSTEMS = frozenset(s.name for s in registry.SYSTEMS if s.asks)
-TIERS = ("template", "faq", "documents", "fallback")
+TIERS = registry.TIERS
 PREFETCH_BLOCK = 512  # retrievals per batched prefetch
 
 Progress = Callable[..., None]
@@ -57,8 +62,8 @@ class EvalOutcome:
     aggregates: list[dict]  # one row per (system, setting)
     params: dict  # what the run used
     timings: dict = field(default_factory=dict)  # "system/setting" -> wall seconds (benchmarking)
-    intervals: list[dict] = field(default_factory=list)  # eval.stats: 95% intervals (eval_intervals rows)
-    tests: list[dict] = field(default_factory=list)  # eval.stats: paired tests against the baselines (eval_tests)
+    intervals: list[dict] = field(default_factory=list)  # eval.metrics.stats: 95% intervals (eval_intervals rows)
+    tests: list[dict] = field(default_factory=list)  # eval.metrics.stats: paired tests against baselines (eval_tests)
 
 
 def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SETTINGS, *, llm_client=None,
@@ -66,10 +71,10 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
                    today: date | None = None, judge_limit: int = JUDGE_SUBSET,
                    true_labels: Mapping[str, Mapping] | None = None,
                    dont_know_share: float | None = None, statistics: bool = True) -> EvalOutcome:
-    """`true_labels`: chunk id -> true applicability (eval/truth.py), for `profill-true-labels`;
+    """`true_labels`: chunk id -> true applicability (eval/benchmark/truth.py), for `profill-true-labels`;
     `dont_know_share`: the DONT_KNOW student's share of "don't know" answers (default: the
     institution config's evaluation.dont_know_share); `statistics`: compute the intervals and
-    tests (eval/stats.py; off for one shard of a sharded run, whose merge computes them)."""
+    tests (eval/metrics/stats.py; off for one shard of a sharded run, whose merge computes them)."""
     systems = list(registry.checked_names(systems, SYSTEMS, "system"))
     settings = list(registry.checked_names(settings, SETTINGS, "setting"))
     if dont_know_share is None:
@@ -96,9 +101,7 @@ def run_evaluation(advisor, instances: list[dict], systems=SYSTEMS, settings=SET
             rows = [_row(system, setting, inst, answer) for inst, answer in zip(instances, answers)]
             if system == registry.REFERENCE_SYSTEM and run.true_labels:
                 run.blame_labels(rows)
-            run.score(rows, instances)
-            if judged:
-                run.judge(rows, instances, judged)
+            run.score(rows, instances, judged)
             run.timings[f"{system}/{setting}"] = time.perf_counter() - started
             per_query.extend(rows)
             aggregates.append(aggregate(system, setting, rows))
@@ -132,7 +135,7 @@ class Run:
         self.tally = LLMTally()
         self.timings: dict[str, float] = {}
         self._answers: dict[tuple[str, str], list[SystemAnswer]] = {}
-        self._overlap: dict[tuple[str, str], tuple[float, float]] = {}
+        self._by_texts: dict[tuple[str, str, str], float | None] = {}  # (metric, answer, reference) -> value
 
     def report(self, stage: str, message: str) -> None:
         if self.progress is not None:
@@ -208,9 +211,9 @@ class Run:
     # ------------------------------------------------------------------ metrics
     def blame_labels(self, rows: list[dict]) -> None:
         """Each row's `label_errors`: the attributes whose annotation, against the truth, hid a
-        gold source or admitted a source ranked above the first gold hit (eval/label_gap.py)."""
-        from eval.label_gap import label_errors, labels_by_url
-        from eval.truth import chunk_rows
+        gold source or admitted a source ranked above the first gold hit (eval/metrics/label_errors.py)."""
+        from eval.metrics.label_errors import label_errors, labels_by_url
+        from eval.benchmark.truth import chunk_rows
 
         if self._labels_by_url is None:
             self._labels_by_url = labels_by_url(chunk_rows(self.advisor.build), self.true_labels)
@@ -218,27 +221,51 @@ class Run:
             row["label_errors"] = label_errors(self.hidden[row["instance_id"]], row["gold_sources"],
                                                row["retrieved_urls"], self._labels_by_url, self.advisor.schema)
 
-    def score(self, rows: list[dict], instances: Sequence[Mapping]) -> None:
-        """ROUGE-L / token F1 over content morphemes (one tokenizer call for all rows)."""
-        with_reference = [(row, inst) for row, inst in zip(rows, instances) if inst.get("reference_answer")]
-        texts = [t for row, inst in with_reference for t in (row["answer"], inst["reference_answer"])]
-        tokens = self.tokenizer.content_morphemes(texts) if texts else []
-        for j, (row, inst) in enumerate(with_reference):
-            key = (row["answer"], inst["reference_answer"])  # systems often give the same answer
-            if key not in self._overlap:
-                answer_tokens, reference_tokens = tokens[2 * j], tokens[2 * j + 1]
-                self._overlap[key] = (metrics.rouge_l(answer_tokens, reference_tokens),
-                                      metrics.token_f1(answer_tokens, reference_tokens))
-            row["rouge_l"], row["token_f1"] = self._overlap[key]
+    def score(self, rows: list[dict], instances: Sequence[Mapping], judged: Collection[str] = frozenset()) -> None:
+        """Every scored metric's value on each row (eval/metrics/registry.py, in its order), from
+        what the metrics need: the answers' and references' content morphemes (one tokenizer call
+        for all rows) and, for the `judged` instances, the LLM judge's answer correctness."""
+        scored = metric_registry.scored()
+        needs = metric_registry.needs()
+        tokens = self._tokens(rows, instances) if TOKENS in needs else {}
+        correctness = self.judge(rows, instances, judged) if JUDGE in needs and judged else {}
+        for i, (row, inst) in enumerate(zip(rows, instances)):
+            if JUDGE in needs:
+                row[NEED_COLUMNS[JUDGE]] = correctness.get(i)
+            query = Query(inst, row, *tokens.get(i, (None, None)), correctness=correctness.get(i))
+            for metric in scored:
+                row[metric.name] = self._value(metric, query)
 
-    def judge(self, rows: list[dict], instances: Sequence[Mapping], judged: set[str]) -> None:
-        picked = [(row, inst) for row, inst in zip(rows, instances) if inst["id"] in judged]
-        results = judge_many(self.llm_client, [(inst, row["answer"]) for row, inst in picked], self.tally)
-        for (row, _), (correctness, usage) in zip(picked, results):
-            row["answer_correctness"] = correctness
-            row["grounded_correctness"] = metrics.grounded_correctness(correctness, row["source_match"])
+    def _value(self, metric, query: Query) -> float | None:
+        # A metric that reads only the two token lists is a function of the answer and reference
+        # texts, and systems often give the same answer: computed once per pair.
+        if metric.needs != {TOKENS} or query.answer_tokens is None:
+            return metric.score(query)
+        key = (metric.name, query.row["answer"], query.instance["reference_answer"])
+        if key not in self._by_texts:
+            self._by_texts[key] = metric.score(query)
+        return self._by_texts[key]
+
+    def _tokens(self, rows: list[dict], instances: Sequence[Mapping]) -> dict[int, tuple[list, list]]:
+        """Row index -> (answer tokens, reference tokens), for the rows whose instance has a
+        reference answer: content morphemes, in one tokenizer call."""
+        with_reference = [(i, row, inst) for i, (row, inst) in enumerate(zip(rows, instances))
+                          if inst.get("reference_answer")]
+        texts = [t for _, row, inst in with_reference for t in (row["answer"], inst["reference_answer"])]
+        tokens = self.tokenizer.content_morphemes(texts) if texts else []
+        return {i: (tokens[2 * j], tokens[2 * j + 1]) for j, (i, _, _) in enumerate(with_reference)}
+
+    def judge(self, rows: list[dict], instances: Sequence[Mapping], judged: set[str]) -> dict[int, float | None]:
+        """Row index -> the LLM judge's answer correctness, for the rows of `judged` instances
+        (None where judging failed); each row's LLM calls and tokens include the judge's."""
+        picked = [(i, row, inst) for i, (row, inst) in enumerate(zip(rows, instances)) if inst["id"] in judged]
+        results = judge_many(self.llm_client, [(inst, row["answer"]) for _, row, inst in picked], self.tally)
+        found = {}
+        for (i, row, _), (correctness, usage) in zip(picked, results):
+            found[i] = correctness
             row["llm_calls"] += usage.calls
             row["llm_tokens"] += tokens_of(usage)
+        return found
 
     # ------------------------------------------------------------------ record
     def params(self, systems, settings, judged) -> dict:
@@ -257,39 +284,37 @@ class Run:
             "judge_subset": len(judged), "prompt_versions": {"hyde": HYDE_VERSION, "rerank": RERANK_VERSION,
                                                              "judges": list(JUDGE_VERSIONS)},
             "llm": self.tally.as_dict() if self.llm_client is not None else None,
+            "missing": {m.name: m.missing for m in metric_registry.METRICS  # not computed, and why
+                        if JUDGE in m.needs and self.llm_client is None} or None,
             "seconds_note": "evaluation cost per query; with optimized=True, caches are shared across systems",
         }
 
 
 def _row(system: str, setting: str, inst: Mapping, a: SystemAnswer) -> dict:
+    """One query's row: the answer, its sources and the gold's ranks among them (what the retrieval
+    metrics read); `Run.score` adds the scored metrics' values."""
     golds = list(inst["gold_sources"])
     retrieved = list(dict.fromkeys(a.ranked_urls))[:RANK_DEPTH]
-    source = metrics.source_match(golds, a.citations, retrieved)
-    gold_ranks = metrics.gold_ranks(retrieved, golds)
+    ranks = gold_ranks(retrieved, golds)
     return {
         "system": system, "setting": setting, "instance_id": inst["id"], "category": inst.get("category"),
-        "query_type": inst.get("query_type"), "slice": metrics.reporting_slice(inst), "gold_sources": golds,
-        "rank": gold_ranks[0] if gold_ranks else None, "gold_ranks": gold_ranks, "retrieved_urls": retrieved,
+        "query_type": inst.get("query_type"), "slice": reporting_slice(inst), "gold_sources": golds,
+        "rank": ranks[0] if ranks else None, "gold_ranks": ranks, "retrieved_urls": retrieved,
         "retrieved_chunk_ids": list(a.top_chunk_ids[:ANSWER_K]), "questions_asked": a.questions_asked,
         "questions": list(a.questions), "answer": a.answer, "citations": list(dict.fromkeys(a.citations)),
-        "tier": a.tier, "answer_method": a.answer_method, "rouge_l": None, "token_f1": None,
-        "keyword_match": metrics.keyword_match(a.answer, list(inst.get("keywords") or [])),
-        "source_match": source, "answer_correctness": None, "grounded_correctness": None,
-        "seconds": a.seconds, "llm_calls": a.llm_calls, "llm_tokens": a.llm_tokens,
+        "tier": a.tier, "answer_method": a.answer_method, "seconds": a.seconds, "llm_calls": a.llm_calls,
+        "llm_tokens": a.llm_tokens,
     }
 
 
 def aggregate(system: str, setting: str, rows: list[dict]) -> dict:
     """The system x setting's aggregate over the main slice (profile_dependent when the benchmark
-    has it, else every instance; eval.metrics.sliced_aggregate), with every slice's aggregate in
+    has it, else every instance; eval.metrics.aggregate.sliced_aggregate), with every slice's aggregate in
     "slices"; a tiered system (urag) also gets its tier shares and accuracy, over the same rows as
     each aggregate."""
-    keys = ("rank", "gold_ranks", "gold_sources", "slice", "rouge_l", "token_f1", "keyword_match", "source_match",
-            "grounded_correctness", "seconds")
-    scored = [{**{k: row[k] for k in keys}, "questions": row["questions_asked"]} for row in rows]
-    result = {"system": system, "setting": setting, **metrics.sliced_aggregate(scored), "skipped": None}
+    result = {"system": system, "setting": setting, **sliced_aggregate(rows), "skipped": None}
     if registry.system(system).tiered:
-        _, main_rows, by_slice = metrics.split_slices(rows)
+        _, main_rows, by_slice = split_slices(rows)
         result["tiers"] = _tiers(main_rows)
         for name, slice_rows in by_slice.items():
             result["slices"][name]["tiers"] = _tiers(slice_rows)

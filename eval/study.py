@@ -195,7 +195,7 @@ def report_section(questions: Sequence[Mapping], overall: Mapping, svg: str | No
 
 def study_section(con: duckdb.DuckDBPyConnection) -> str | None:
     """The report section from the latest `preference_study` run in the lakehouse, or None when the
-    asset never ran (for eval/report_html.py)."""
+    asset never ran (for eval/reports/page.py)."""
     exists = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
                          [OVERALL_TABLE]).fetchone()[0]
     if not exists:

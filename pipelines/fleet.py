@@ -117,8 +117,9 @@ def institution_build(context: AssetExecutionContext, config: InstitutionBuildCo
 
 def _headline(warehouse: Path, key: str) -> dict:
     """The institution's counts and Table 1 of its latest evaluation run, from its lakehouse."""
-    from eval.fleet import attach_fleet, overview, table1_rows
-    from eval.reports import table1_markdown
+    from eval.reports.fleet import attach_fleet, overview, table1_rows
+    from eval.reports.report import table1_markdown
+    from eval.systems.registry import DEPLOYMENT, REFERENCE_SYSTEM
 
     # the same queries `advisor fleet compare` runs over every institution, over this one
     with attach_fleet(warehouse.parent, keys={key}) as fleet:
@@ -133,9 +134,9 @@ def _headline(warehouse: Path, key: str) -> dict:
     if table1.height:
         metadata["table1"] = MetadataValue.md(table1_markdown(table1.drop("key", "institution", "run_id",
                                                                           "finished_at")))
-        profill = table1.filter((table1["system"] == "profill") & (table1["setting"] == "deployment"))
-        if profill.height and profill["mrr"][0] is not None:
-            metadata["profill_deployment_mrr"] = float(profill["mrr"][0])
+        reference = table1.filter((table1["system"] == REFERENCE_SYSTEM) & (table1["setting"] == DEPLOYMENT))
+        if reference.height and reference["mrr"][0] is not None:
+            metadata[f"{REFERENCE_SYSTEM}_{DEPLOYMENT}_mrr"] = float(reference["mrr"][0])  # profill_deployment_mrr
     return metadata
 
 

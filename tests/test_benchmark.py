@@ -16,10 +16,10 @@ import pytest
 from advisor.chunking.token_cache import tokenizer_for
 from advisor.config import load_config
 from advisor.index.store import latest_build_dir, load_build
-from eval import benchmark, facts, questions
+from eval.benchmark import facts, questions, synthesis
 from advisor.config import question_unit
-from eval.line_scope import LineScopeReader
-from eval.truth import Truth, applies, limited, truth_file
+from eval.benchmark.line_scope import LineScopeReader
+from eval.benchmark.truth import Truth, applies, limited, truth_file
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def demo(demo_warehouse):
     build = load_build(latest_build_dir(demo_warehouse.builds))
     split = tokenizer_for(config)
     truth = Truth.load(truth_file(config, demo_warehouse.root), config)
-    instances, report = benchmark.synthesize(build, split, truth=truth)
+    instances, report = synthesis.synthesize(build, split, truth=truth)
     return config, build, split, instances, report, truth
 
 
@@ -45,7 +45,7 @@ def test_format_size_and_slices(demo):
     for instance in instances:
         assert {"id", "query", "query_type", "category", "slice", "profile", "gold_sources", "keywords",
                 "reference_answer", "intent", "gold_from", "gold_lines"} <= set(instance)
-        assert instance["gold_from"] == "truth" and instance["slice"] in benchmark.SLICES
+        assert instance["gold_from"] == "truth" and instance["slice"] in synthesis.SLICES
         assert instance["gold_sources"] and len(set(instance["gold_sources"])) == len(instance["gold_sources"])
         # a yes/no question whose premise holds states the answer: it is a query type of its own
         assert (instance["query_type"] == questions.VERIFICATION_TRUE) == (instance.get("premise") == "true")
@@ -61,7 +61,7 @@ def test_format_size_and_slices(demo):
 def test_every_gold_source_truly_applies_and_states_the_answer(demo):
     _, build, split, instances, _, truth = demo
     chunks = defaultdict(list)
-    for row in benchmark.chunk_rows(build):
+    for row in synthesis.chunk_rows(build):
         chunks[row["doc_url"]].append(row)
     for instance in instances:
         if instance["query_type"] == "faq_question":
@@ -86,10 +86,10 @@ def test_golds_come_from_the_truth_not_from_the_annotations(demo):
                    for u, a in zip(url_of, collection.applies_to)]
         collections[name] = replace(collection, applies_to=swapped)
     wrong = build.over(collections)
-    again, _ = benchmark.synthesize(wrong, split, truth=truth)
+    again, _ = synthesis.synthesize(wrong, split, truth=truth)
     assert again == instances
-    from_annotations, report = benchmark.synthesize(build, split)
-    from_wrong, _ = benchmark.synthesize(wrong, split)
+    from_annotations, report = synthesis.synthesize(build, split)
+    from_wrong, _ = synthesis.synthesize(wrong, split)
     assert report["gold_from"] == "annotations" and all(i["gold_from"] == "annotations" for i in from_annotations)
     moved = {i["id"] for i in from_wrong} ^ {i["id"] for i in from_annotations} or {
         i["id"] for i, j in zip(from_wrong, from_annotations) if i["gold_sources"] != j["gold_sources"]}
@@ -124,7 +124,7 @@ def test_faq_questions_for_everyone_are_asked_in_the_faqs_words(demo):
     # profile-independent slice large enough to be evidence (30 distinct question texts)
     _, build, _, instances, _, truth = demo
     entries = [i for i in instances if i["query_type"] == "faq_question"]
-    chunks = {row["doc_url"]: row for row in benchmark.chunk_rows(build)}
+    chunks = {row["doc_url"]: row for row in synthesis.chunk_rows(build)}
     assert len({i["query"] for i in instances if i["slice"] == "profile_independent"}) >= 30
     for instance in entries:
         assert instance["slice"] == "profile_independent" and not instance["keywords"]
@@ -151,25 +151,25 @@ def test_varied_phrasing_and_deterministic(demo):
     for instance in instances:
         frames[instance["query_type"]].add(re.sub(r"[가-힣A-Za-z0-9]+", "w", instance["query"]))
     assert all(len(shapes) >= 3 for shapes in frames.values())  # not one template per type
-    again, _ = benchmark.synthesize(build, split, truth=truth)
+    again, _ = synthesis.synthesize(build, split, truth=truth)
     assert again == instances
 
 
 def test_write_benchmark_skips_when_unchanged(demo, tmp_path):
     config, build, split, instances, _, truth = demo
-    first = benchmark.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
+    first = synthesis.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
     assert first["written"] and first["instances"] == len(instances)
     lines = (tmp_path / "benchmarks" / "qa.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == instances
-    second = benchmark.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
+    second = synthesis.write_benchmark(tmp_path, build, split, code="v1", truth=truth)
     opened = []  # what the asset passes: a tokenizer started only when the file must be written
-    assert not benchmark.write_benchmark(tmp_path, build, None, code="v1", truth=truth,
+    assert not synthesis.write_benchmark(tmp_path, build, None, code="v1", truth=truth,
                                          open_tokenizer=lambda: opened.append(1) or split)["written"]
     assert opened == []
     assert not second["written"] and second["benchmark_hash"] == first["benchmark_hash"]
-    assert benchmark.write_benchmark(tmp_path, build, split, code="v2", truth=truth)["written"]
-    assert benchmark.write_benchmark(tmp_path, build, split, code="v2")["gold_from"] == "annotations"
-    assert benchmark.write_benchmark(tmp_path, build, None, code="v3", truth=truth,
+    assert synthesis.write_benchmark(tmp_path, build, split, code="v2", truth=truth)["written"]
+    assert synthesis.write_benchmark(tmp_path, build, split, code="v2")["gold_from"] == "annotations"
+    assert synthesis.write_benchmark(tmp_path, build, None, code="v3", truth=truth,
                                      open_tokenizer=lambda: opened.append(1) or split)["written"]
     assert opened == [1]
 
@@ -222,7 +222,7 @@ def split_lines(text):
 def test_facts_on_lines(text, found):
     config = load_config()
     tokenizer = tokenizer_for(config)
-    got = facts.facts_of(text, split_lines, facts.noun_check(tokenizer.key_words), benchmark.profile_words(SCHEMA))
+    got = facts.facts_of(text, split_lines, facts.noun_check(tokenizer.key_words), synthesis.profile_words(SCHEMA))
     assert [(f.aspect, f.quantity) for f in got] == found
 
 
@@ -233,7 +233,7 @@ def test_an_llm_rewrites_questions_and_answers_and_every_rewrite_is_checked(demo
     import duckdb
 
     from advisor.llm.client import LLMClient
-    from eval import llm_benchmark
+    from eval.benchmark import llm_questions
     from tests.openai_server import FakeOpenAIServer, malformed, reply, settings_for
 
     config, build, _, instances, _, _ = demo
@@ -263,9 +263,9 @@ def test_an_llm_rewrites_questions_and_answers_and_every_rewrite_is_checked(demo
     con = duckdb.connect(str(tmp_path / "lake.duckdb"))
     try:
         with LLMClient(settings_for(server)) as client:
-            written, task, outcome = llm_benchmark.rewrite_with_llm(sample, build, client, con)
+            written, task, outcome = llm_questions.rewrite_with_llm(sample, build, client, con)
             calls = len(server.requests)
-            again, _, _ = llm_benchmark.rewrite_with_llm(sample, build, client, con)
+            again, _, _ = llm_questions.rewrite_with_llm(sample, build, client, con)
             # the cache answers everything but the failure, which is asked again
             retried = server.requests[calls:]
             assert retried and all(f"Template question: {sample[2]['query']}\n" in r["messages"][-1]["content"]
@@ -294,7 +294,7 @@ def test_a_row_of_cohort_columns_is_one_fact_per_cohort():
     reader = LineScopeReader(SCHEMA)
     text = "- 구분: 졸업학점 | 2015~2016학번: 140학점 | 2017학번 이후: 136학점 | 비고: 외국인 유학생"
     got = facts.facts_of(text, split_lines, facts.noun_check(tokenizer_for(config).key_words),
-                         benchmark.profile_words(SCHEMA))
+                         synthesis.profile_words(SCHEMA))
     assert [(f.aspect, f.quantity) for f in got] == [("졸업학점", "140학점"), ("졸업학점", "136학점")]
     scopes = [reader.read(f.scope_text).limits for f in got]
     assert [s["admission_year"] for s in scopes] == [(2015, 2016), (2017, 2026)]
@@ -309,12 +309,12 @@ def test_the_same_synthesis_on_an_institution_unlike_the_demo(business_warehouse
     config = business_warehouse.config()
     build = load_build(latest_build_dir(business_warehouse.builds))
     truth = Truth.load(truth_file(config, business_warehouse.root), config)
-    instances, report = benchmark.synthesize(build, tokenizer_for(config), truth=truth)
+    instances, report = synthesis.synthesize(build, tokenizer_for(config), truth=truth)
     assert report["gold_from"] == "truth" and report["profiles"] == 60
     assert len(dependent(instances)) == 1800 and report["slices"]["profile_independent"] > 0
     assert set(instances[0]["profile"]) <= set(config.profile) and "campus" in instances[0]["profile"]
     chunks = defaultdict(list)
-    for row in benchmark.chunk_rows(build):
+    for row in synthesis.chunk_rows(build):
         chunks[row["doc_url"]].append(row)
     for instance in [i for i in instances if i["keywords"]][::7]:  # FAQ questions have no keyword
         keyword = re.sub(r"\s", "", instance["keywords"][0])

@@ -536,9 +536,10 @@ def test_llm_run_adds_written_messages_and_verdicts_and_redoes_only_what_failed(
 
 def test_an_older_lakehouse_gains_the_new_columns_and_keeps_its_rows():
     from eval import store as eval_store
+    from eval.store.schema import added_columns
     from eval.dialogue import record
 
-    added = [(t, c) for t, c, _ in eval_store.ADDED_COLUMNS if t.startswith("dialogue_bench_")]
+    added = [(t, c) for t, c, _ in added_columns() if t.startswith("dialogue_bench_")]
     assert ("dialogue_bench_metrics", "missing") in added and ("dialogue_bench_results", "judge_answers") in added
     con = duckdb.connect()
     eval_store.ensure_schema(con)

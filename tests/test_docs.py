@@ -339,7 +339,7 @@ def test_the_config_example_in_the_contracts_is_valid():
 def test_the_benchmark_example_in_the_contracts_is_valid(tmp_path):
     import json
 
-    from eval.benchmark_io import read_benchmark
+    from eval.benchmark.file import read_benchmark
 
     example = re.search(r"```json\n(.*?)```", _contracts_section(3), re.S)
     assert example, "docs/contracts.md §3 has no JSON example"

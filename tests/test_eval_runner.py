@@ -12,12 +12,14 @@ import pytest
 
 from advisor.index import fields
 from advisor.llm.client import LLMClient
-from eval.benchmark_io import read_benchmark
+from eval.benchmark.file import read_benchmark
+from eval.metrics.metric import ANSWER, Query, Scored
+from eval.metrics.sources import source_matches
 from eval import runner
 from eval.runner import DONT_KNOW, SETTINGS, SKIPPED_NO_LLM, SYSTEMS, run_evaluation
-from eval.simulate import converse
-from eval.systems import ANSWER_K, RANK_DEPTH, extend
-from eval.truth import Truth, truth_file
+from eval.systems.simulate import converse
+from eval.systems.offline import ANSWER_K, RANK_DEPTH, extend
+from eval.benchmark.truth import Truth, truth_file
 from serving.dialogue.engine import open_advisor
 from advisor.retrieval import conflicts, known_profile
 from tests.openai_server import Behaviour, malformed, reply, settings_for
@@ -56,7 +58,7 @@ def instances(advisor, demo_warehouse):
 
 @pytest.fixture(scope="module")
 def true_labels(advisor, demo_warehouse):
-    from eval.benchmark import chunk_rows
+    from eval.benchmark.synthesis import chunk_rows
 
     config = demo_warehouse.config()
     return Truth.load(truth_file(config, demo_warehouse.root), config).labels(chunk_rows(advisor.build))
@@ -222,7 +224,9 @@ PUBLIC_NAMES = ("bm25", "dense", "hybrid", "hybrid+filter", "hybrid+rerank", "hy
 
 def test_every_list_of_system_names_is_the_registry():
     from assets import evaluation as asset
-    from eval import outfile, registry, reports
+    from eval.reports import report as reports
+    from eval.store import outfile
+    from eval.systems import registry
 
     assert registry.NAMES == PUBLIC_NAMES == SYSTEMS == reports.SYSTEM_ORDER
     assert reports.SETTING_ORDER == SETTINGS == asset.SETTINGS == registry.SETTINGS
@@ -238,7 +242,7 @@ def test_every_list_of_system_names_is_the_registry():
 def test_a_systems_properties_decide_where_it_runs():
     from types import SimpleNamespace
 
-    from eval.registry import System
+    from eval.systems.registry import System
 
     offline = SimpleNamespace(llm_client=None, true_labels=None, advisor=SimpleNamespace(build=SimpleNamespace(augmented={})))
     online = SimpleNamespace(llm_client=object(), true_labels={"c": {}},
@@ -255,9 +259,116 @@ def test_a_systems_properties_decide_where_it_runs():
         assert system.skip_reason("oracle", offline) == reason and system.skip_reason("oracle", needs) is None
 
 
+# Literals that share a system's name without naming the system: the LLM task HyDE's calls are
+# tallied and versioned under, and the preference study's vote for proFILL (serving writes those
+# votes and may not import the evaluation).
+NAME_LABELS = {("eval/systems/llm.py", "hyde"), ("eval/runner.py", "hyde"), ("eval/study.py", "profill")}
+
+
+def test_system_names_are_spelled_only_in_the_registry():
+    """A system's name written out anywhere the registry can be imported from (eval, assets,
+    pipelines, cli, bench) is a second owner of it, which drifts when the registry changes, as
+    pipelines/fleet.py's "profill" and bench/retrieval.py's own MODES did. bm25, dense and hybrid
+    are also the shared retriever's modes (advisor.retrieval.MODES), so only the other names are
+    looked for."""
+    import ast
+    from pathlib import Path
+
+    from advisor.retrieval import MODES
+    from eval.systems import registry
+
+    root = Path(__file__).resolve().parent.parent
+    names = set(registry.NAMES) - set(MODES)
+    found = set()
+    for top in ("eval", "assets", "pipelines", "cli", "bench"):
+        for path in sorted((root / top).rglob("*.py")):
+            relative = path.relative_to(root).as_posix()
+            if relative == "eval/systems/registry.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and node.value in names:
+                    found.add((relative, node.value))
+    assert found == NAME_LABELS
+    # what bench/retrieval.py times is the registry's one-retrieval systems
+    assert tuple(s.name for s in registry.RETRIEVAL_SYSTEMS) == ("bm25", "dense", "hybrid", "hybrid+filter")
+
+
+def _citation_precision(query: Query) -> float | None:
+    """docs/method.md's worked example: the share of the answer's citations that are gold sources."""
+    cited, golds = query.row["citations"], query.row["gold_sources"]
+    if not cited:
+        return None  # nothing cited: nothing to measure, not 0
+    return sum(any(source_matches(g, url) for g in golds) for url in cited) / len(cited)
+
+
+CITATION_PRECISION = Scored(name="citation_precision", header="citation precision", kind=ANSWER, interval=True,
+                            scorer=_citation_precision, description="the share of the citations that are gold")
+
+
+def test_a_metric_added_to_the_registry_reaches_every_reader(advisor, instances, monkeypatch, tmp_path):
+    """One metric module and one registry line, and nothing else: the runner scores and aggregates
+    it (and its interval), the lakehouse gets its columns (an older one when it is next opened),
+    the --out file its field and the report's answer-quality table its column."""
+    from datetime import datetime, timezone
+
+    import duckdb
+
+    from eval import store
+    from eval.metrics import registry as metric_registry
+    from eval.reports.report import write_report
+    from eval.store import outfile
+
+    con = duckdb.connect()
+    store.ensure_schema(con)  # a lakehouse from before the metric
+    monkeypatch.setattr(metric_registry, "METRICS", (*metric_registry.METRICS, CITATION_PRECISION))
+    sample = instances[:8]
+    outcome = run_evaluation(advisor, sample, systems=("bm25", "profill"), settings=("deployment",), today=TODAY)
+
+    # the runner: every row scored, every aggregate and slice the mean of the values present
+    for row in outcome.per_query:
+        cited = row["citations"]
+        gold = [any(source_matches(g, url) for g in row["gold_sources"]) for url in cited]
+        expected = sum(gold) / len(gold) if cited else None
+        assert row["citation_precision"] == expected
+    for aggregate in outcome.aggregates:
+        mine = [r for r in outcome.per_query if r["system"] == aggregate["system"]]
+        main = [r["citation_precision"] for r in mine if aggregate["slice"] in (r["slice"], "all")]
+        present = [v for v in main if v is not None]
+        assert present and aggregate["citation_precision"] == pytest.approx(sum(present) / len(present))
+        assert all("citation_precision" in s for s in aggregate["slices"].values())
+    assert any(i["metric"] == "citation_precision" for i in outcome.intervals)
+
+    # the lakehouse: a column in each table, the values as the runner gave them
+    meta = store.RunMeta(benchmark="qa.jsonl", benchmark_hash="h", instances=len(sample), build_id="b",
+                         annotator=None, embedder=None, code_version="c", config_hash="x",
+                         systems=("bm25", "profill"), settings=("deployment",),
+                         started_at=datetime.now(timezone.utc))
+    run_id = store.record_run(con, outcome=outcome, run_meta=meta, instances=sample)
+    for table in ("eval_query_results", "eval_aggregates", "eval_slice_aggregates"):
+        assert con.execute("SELECT count(citation_precision) FROM " + table).fetchone()[0] > 0, table
+    stored = {(r["system"], r["setting"]): r for r in store.aggregates_frame(con, run_id).to_dicts()}
+    for aggregate in outcome.aggregates:
+        assert stored[(aggregate["system"], aggregate["setting"])]["citation_precision"] == pytest.approx(
+            aggregate["citation_precision"])
+    assert "citation_precision" in store.per_query_frame(con, run_id).columns
+    assert "citation_precision" in store.run_aggregates(con, run_id)[0]
+
+    # the --out file
+    document = outfile.out_document(outcome.aggregates, build_id="b", benchmark="qa.jsonl", instances=len(sample))
+    assert all("citation_precision" in row for row in document["results"])
+
+    # the report: its column in the answer-quality table
+    written = write_report(store.aggregates_frame(con, run_id), store.per_query_frame(con, run_id), tmp_path,
+                           "Toy", {"build_id": "b"}, slices=store.slice_aggregates_frame(con, run_id))
+    quality = written["tables"]["answer_quality"]
+    assert "citation precision" in quality.markdown().splitlines()[0]
+    assert {r["system"]: r["citation precision"] for r in quality.records()} == {
+        s: pytest.approx(round(stored[(s, "deployment")]["citation_precision"], 3)) for s in ("bm25", "profill")}
+
+
 def test_one_question_through_a_system_object_is_its_row_in_the_run(advisor, instances, true_labels):
-    from eval import registry
-    from eval.simulate import hidden_profile
+    from eval.systems import registry
+    from eval.systems.simulate import hidden_profile
 
     sample = instances[:3]
     hidden = {i["id"]: hidden_profile(i, advisor.schema) for i in sample}
@@ -275,9 +386,9 @@ def test_the_runs_engines_are_composed_from_the_memos_caching_collaborators(advi
     """Every variant's engine is a real Advisor over the memo's caches (no copies of the served
     one's private state): across the variants, no text is embedded twice the same way, and the
     FAQ tier's vectors go through the cache too."""
-    from eval import registry
-    from eval.memo import compose
-    from eval.simulate import hidden_profile
+    from eval.systems import registry
+    from eval.systems.memo import compose
+    from eval.systems.simulate import hidden_profile
 
     embedded = []
 
@@ -319,7 +430,7 @@ def test_the_caching_embedder_keeps_a_text_read_two_ways_apart():
     morphemes than with the FAQ tier's content morphemes: one cache entry per reading."""
     import numpy as np
 
-    from eval.memo import CachingEmbedder
+    from eval.systems.memo import CachingEmbedder
 
     class ByTokens:
         calls = 0
@@ -414,8 +525,8 @@ def test_an_annotation_error_shows_up_as_a_miss_and_is_blamed_on_its_attribute(a
     """Swap the cohort labels of two curriculum-period graduation pages (an annotator's error): the
     truth-based gold does not move, proFILL now misses the page for the student, the true-label
     system still finds it, and the row names the attribute whose labels cost it."""
-    from eval.benchmark import chunk_rows
-    from eval.systems import true_label_advisor
+    from eval.benchmark.synthesis import chunk_rows
+    from eval.systems.offline import true_label_advisor
 
     every = read_benchmark(demo_warehouse.root / "benchmarks" / "qa.jsonl", advisor.schema)
     first, second = "/departments/cs/graduation-2021-2022.html", "/departments/cs/graduation-2023.html"
@@ -531,7 +642,7 @@ class _CountingRetriever:
 def test_the_retrieval_memo_keys_a_search_by_what_its_prefix_writes(advisor):
     """soft=True and the set of every known attribute write the same prefix: one search (the FAQ
     tier's check and the documents tier ask for it both ways); a prefix that writes less is another."""
-    from eval.memo import CachingRetriever
+    from eval.systems.memo import CachingRetriever
 
     counting = _CountingRetriever(advisor.retriever)
     memo = CachingRetriever(counting)

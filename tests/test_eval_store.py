@@ -1,6 +1,6 @@
-"""Evaluation results in the lakehouse (eval/store.py: schema, migration of older lakehouses,
+"""Evaluation results in the lakehouse (eval/store/: schema, migration of older lakehouses,
 benchmark instances, slices, intent predictions, gold provenance), the `--out` JSON
-(eval/outfile.py), benchmark reading (eval/benchmark_io.py), `advisor eval` end to end and the
+(eval/store/outfile.py), benchmark reading (eval/benchmark/file.py), `advisor eval` end to end and the
 evaluation assets.
 
 The systems themselves are not run here: a fake with run_evaluation's signature returns realistic
@@ -25,9 +25,22 @@ import polars as pl
 import pytest
 
 from advisor.config import CategoricalAttribute, load_config
-from eval import metrics, outfile, store
-from eval.benchmark_io import BenchmarkError, benchmark_hash, read_benchmark
-from eval.reports import breakdown_markdown, table1_markdown
+from advisor.intents.metrics import intent_report
+from advisor.lakehouse import insert_rows
+from eval import store
+from eval.metrics import registry as metric_registry
+from eval.metrics.aggregate import sliced_aggregate
+from eval.metrics.keyword_match import keyword_match
+from eval.metrics.mrr import mrr
+from eval.metrics.recall import recall_at
+from eval.metrics.registry import CUTOFFS
+from eval.metrics.slices import slice_of
+from eval.metrics.source_match import source_match
+from eval.metrics.sources import gold_ranks
+from eval.metrics.success import success_at
+from eval.store import outfile
+from eval.benchmark.file import BenchmarkError, benchmark_hash, read_benchmark
+from eval.reports.report import breakdown_markdown, table1_markdown
 from tests.conftest import offline_env
 
 ALL_SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",
@@ -56,7 +69,7 @@ class FakeOutcome:
 def fake_run_evaluation(advisor, instances, systems=ALL_SYSTEMS, settings=("deployment", "oracle"), *,
                         llm_client=None, tokenizer=None, progress=None, seed=0, **_):
     """run_evaluation's shape: per-query rows with the documented keys, aggregates from
-    eval.metrics.aggregate, LLM systems skipped without a client, urag with tier shares."""
+    eval.metrics.aggregate.sliced_aggregate, LLM systems skipped without a client, urag with tier shares."""
     rng = random.Random(seed)
     per_query, aggregates = [], []
     for setting in settings:
@@ -76,22 +89,22 @@ def fake_run_evaluation(advisor, instances, systems=ALL_SYSTEMS, settings=("depl
                 tier = rng.choice(TIERS) if system == "urag" else None
                 answer = f"{instance['query']} -> {' '.join(instance.get('keywords') or [])}"
                 cited = retrieved[:1]
-                source = metrics.source_match(gold, cited, retrieved)
-                ranks = metrics.gold_ranks(retrieved, gold)
+                source = source_match(gold, cited, retrieved)
+                ranks = gold_ranks(retrieved, gold)
                 rows.append({
                     "system": system, "setting": setting, "instance_id": instance["id"],
                     "category": instance.get("category"), "query_type": instance.get("query_type"),
-                    "slice": metrics.slice_of(instance), "gold_sources": list(gold),
+                    "slice": slice_of(instance), "gold_sources": list(gold),
                     "rank": ranks[0] if ranks else None, "gold_ranks": ranks, "retrieved_urls": retrieved,
                     "retrieved_chunk_ids": [f"c{i}" for i in range(10)], "questions_asked": len(asked),
                     "questions": asked, "answer": answer, "citations": cited, "tier": tier,
                     "answer_method": "extractive", "rouge_l": rng.random(), "token_f1": rng.random(),
-                    "keyword_match": metrics.keyword_match(answer, instance.get("keywords") or []),
+                    "keyword_match": keyword_match(answer, instance.get("keywords") or []),
                     "source_match": source, "answer_correctness": None, "grounded_correctness": None,
                     "seconds": 0.01 + rng.random() / 100, "llm_calls": 0, "llm_tokens": 0,
                 })
             aggregate = {"system": system, "setting": setting, "skipped": None,
-                         **metrics.sliced_aggregate([{**r, "questions": r["questions_asked"]} for r in rows])}
+                         **sliced_aggregate(rows)}
             if system == "urag":
                 # the runner's shape: a share per tier, and accuracy (mean source match) per tier
                 by_tier = {t: [r["source_match"] for r in rows if r["tier"] == t] for t in TIERS}
@@ -207,7 +220,7 @@ def test_aggregates_frame_round_trips_with_report_column_names(recorded):
     for aggregate in outcome.aggregates:
         row = stored[(aggregate["system"], aggregate["setting"])]
         assert row["skipped"] == aggregate["skipped"]
-        for name in outfile.METRIC_FIELDS:
+        for name in metric_registry.fields():
             assert row[name] == pytest.approx(aggregate.get(name)), (aggregate["system"], name)
         if aggregate["skipped"]:
             assert row["n"] == 0 and row["mrr"] is None
@@ -224,7 +237,7 @@ def test_per_query_frame_round_trips_lists_and_nulls(recorded):
     stored = {(r["system"], r["setting"], r["instance_id"]): r for r in frame.to_dicts()}
     for row in outcome.per_query:
         back = stored[(row["system"], row["setting"], row["instance_id"])]
-        for key in store.QUERY_COLUMNS:
+        for key in store.query_columns():
             value = row[key]
             assert back[key] == (pytest.approx(value) if isinstance(value, float) else value), key
     assert any(r["rank"] is None for r in frame.to_dicts())  # "not retrieved" stays NULL, not 0
@@ -234,14 +247,16 @@ def test_per_query_frame_round_trips_lists_and_nulls(recorded):
 def test_a_run_is_written_all_or_nothing(config, monkeypatch):
     con = duckdb.connect()
     outcome = fake_run_evaluation(None, make_instances(config))
-    real_insert = store.insert_rows
+    from eval.store import record
+
+    real_insert = record.insert_rows
 
     def failing(con_, table, rows):
         if table == "eval_aggregates":
             raise RuntimeError("disk full")
         real_insert(con_, table, rows)
 
-    monkeypatch.setattr(store, "insert_rows", failing)
+    monkeypatch.setattr(record, "insert_rows", failing)
     with pytest.raises(RuntimeError):
         store.record_run(con, outcome=outcome, run_meta=make_meta())
     for table in ("eval_runs", "eval_query_results", "eval_aggregates"):
@@ -287,7 +302,7 @@ def test_latest_run_and_fingerprint_lookup(config):
 def test_intent_report_rows(config):
     con = duckdb.connect()
     gold, predicted = ["greeting", "retrieval", "faq", "retrieval"], ["greeting", "faq", "faq", "retrieval"]
-    report = metrics.intent_report(gold, predicted, labels=("greeting", "ability", "faq", "smalltalk", "retrieval"))
+    report = intent_report(gold, predicted, labels=("greeting", "ability", "faq", "smalltalk", "retrieval"))
     meta = make_meta()
     run_id = store.record_run(con, outcome=fake_run_evaluation(None, make_instances(config)), run_meta=meta,
                               intent=report, intent_router="intent-logreg-x")
@@ -299,17 +314,21 @@ def test_intent_report_rows(config):
 
 
 def test_code_version_follows_result_code_not_presentation(tmp_path):
-    for relative in ("eval/runner.py", "eval/store.py", "advisor/retrieval/x.py", "serving/api/app.py",
-                     "advisor/llm/client.py", "assets/evaluation.py"):
+    for relative in ("eval/runner.py", "eval/store/record.py", "eval/metrics/label_errors.py", "advisor/retrieval/x.py",
+                     "serving/api/app.py", "advisor/llm/client.py", "assets/evaluation.py"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text("a = 1\n")
     base = store.evaluation_code_version(tmp_path)
-    (tmp_path / "eval/store.py").write_text("a = 2\n")
+    (tmp_path / "eval/store/record.py").write_text("a = 2\n")
     (tmp_path / "serving/api/app.py").write_text("a = 2\n")
-    (tmp_path / "eval/fleet.py").write_text("a = 1\n")  # a new module that only reads stored runs
+    (tmp_path / "eval/reports").mkdir()
+    (tmp_path / "eval/reports/fleet.py").write_text("a = 1\n")  # a new module that only reads stored runs
     assert store.evaluation_code_version(tmp_path) == base
+    (tmp_path / "eval/metrics/label_errors.py").write_text("a = 2\n")  # decides the rows' label_errors
+    changed = store.evaluation_code_version(tmp_path)
+    assert changed != base
     (tmp_path / "advisor/retrieval/x.py").write_text("a = 2\n")
-    assert store.evaluation_code_version(tmp_path) != base
+    assert store.evaluation_code_version(tmp_path) not in (base, changed)
 
 
 # --- slices, benchmark instances, intent predictions, gold provenance -----------------------------
@@ -344,12 +363,12 @@ def test_main_aggregate_is_over_the_profile_dependent_slice_and_every_slice_has_
             continue
         dependent = per_query.filter((pl.col("system") == system) & (pl.col("setting") == setting)
                                      & (pl.col("slice") == "profile_dependent"))
-        expected = metrics.mrr(dependent["rank"].to_list())
+        expected = mrr(dependent["rank"].to_list())
         assert row["slice"] == "profile_dependent" and row["n"] == dependent.height == 6
         assert row["mrr"] == pytest.approx(expected)
-        assert row["success@10"] == pytest.approx(metrics.success_at(dependent["rank"].to_list(), 10))
+        assert row["success@10"] == pytest.approx(success_at(dependent["rank"].to_list(), 10))
         golds = [len(set(g)) for g in dependent["gold_sources"].to_list()]
-        assert row["recall@10"] == pytest.approx(metrics.recall_at(dependent["gold_ranks"].to_list(), golds, 10))
+        assert row["recall@10"] == pytest.approx(recall_at(dependent["gold_ranks"].to_list(), golds, 10))
     slices = store.slice_aggregates_frame(con, run_id)
     assert set(zip(slices["system"], slices["setting"], slices["slice"])) == {
         (s, t, sl) for s in ("bm25", "urag") for t in ("deployment", "oracle")
@@ -358,7 +377,7 @@ def test_main_aggregate_is_over_the_profile_dependent_slice_and_every_slice_has_
                                 & (pl.col("slice") == "profile_independent")).row(0, named=True)
     rows = per_query.filter((pl.col("system") == "bm25") & (pl.col("setting") == "oracle")
                             & (pl.col("slice") == "profile_independent"))
-    assert independent["n"] == rows.height == 3 and independent["mrr"] == pytest.approx(metrics.mrr(rows["rank"].to_list()))
+    assert independent["n"] == rows.height == 3 and independent["mrr"] == pytest.approx(mrr(rows["rank"].to_list()))
 
 
 def test_instances_are_recorded_once_and_every_result_joins_to_its_question(config):
@@ -393,7 +412,7 @@ def test_instances_are_recorded_once_and_every_result_joins_to_its_question(conf
     (["truth", None, "annotations"], "annotations,benchmark,truth"),
 ])
 def test_gold_from_is_derived_from_the_instances(config, origins, expected):
-    from eval.provenance import gold_from_of, gold_note
+    from eval.benchmark.provenance import gold_from_of, gold_note
 
     instances = make_instances(config, len(origins))
     for instance, origin in zip(instances, origins):
@@ -416,7 +435,7 @@ def test_intent_predictions_are_stored_per_example(config):
                     "confidence": 0.5 + i / 20}
                    for i, (gold, predicted) in enumerate([("greeting", "greeting"), ("faq", "retrieval"),
                                                           ("retrieval", "retrieval")])]
-    report = metrics.intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions])
+    report = intent_report([p["intent"] for p in predictions], [p["predicted"] for p in predictions])
     run_id = store.record_run(con, outcome=fake_run_evaluation(None, make_instances(config), systems=("bm25",)),
                               run_meta=make_meta(), intent=report, intent_router="r1", intent_predictions=predictions)
     frame = store.intent_predictions_frame(con, run_id)
@@ -429,7 +448,7 @@ def test_intent_predictions_are_stored_per_example(config):
                          run_meta=make_meta(), intent_predictions=[{**predictions[0], "confidence": 2.0}])
 
 
-# The tables as the first version of eval/store.py created them, before success@k, slices and
+# The tables as the first version of the store (eval/store/schema.py) created them, before success@k, slices and
 # gold ranks: a lakehouse written then must open without losing a row, and with right numbers.
 V1_SCHEMA = """
 CREATE TABLE eval_runs (run_id VARCHAR PRIMARY KEY, started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ NOT NULL,
@@ -467,22 +486,22 @@ def _v1_lakehouse(path: Path, config) -> tuple[FakeOutcome, store.RunMeta]:
     lineage = meta.lineage()
     con = duckdb.connect(str(path))
     con.execute(V1_SCHEMA)
-    old_query_columns = [c for c in store.QUERY_COLUMNS if c not in ("slice", "gold_ranks")]
+    old_query_columns = [c for c in store.query_columns() if c not in ("slice", "gold_ranks")]
     run = {"run_id": meta.run_id, "started_at": meta.started_at, "finished_at": meta.started_at,
            "benchmark": meta.benchmark, "benchmark_hash": meta.benchmark_hash, "instances": 9,
            "build_id": meta.build_id, "code_version": meta.code_version, "config_hash": meta.config_hash,
            "systems": list(meta.systems), "settings": list(meta.settings), "fingerprint": meta.fingerprint}
-    store.insert_rows(con, "eval_runs", [run])
-    store.insert_rows(con, "eval_query_results",
+    insert_rows(con, "eval_runs", [run])
+    insert_rows(con, "eval_query_results",
                       [{"run_id": meta.run_id, **lineage, **{c: r[c] for c in old_query_columns}}
                        for r in outcome.per_query])
     old = []
     for a in outcome.aggregates:
         row = {"run_id": meta.run_id, **lineage, "system": a["system"], "setting": a["setting"],
                "n": a.get("n") or 0, "skipped": a["skipped"], "mrr": a.get("mrr")}
-        row.update({f"recall_at_{k}": a.get(f"success@{k}") for k in metrics.CUTOFFS})  # what v1 called recall
+        row.update({f"recall_at_{k}": a.get(f"success@{k}") for k in CUTOFFS})  # what v1 called recall
         old.append(row)
-    store.insert_rows(con, "eval_aggregates", old)
+    insert_rows(con, "eval_aggregates", old)
     con.close()
     return outcome, meta
 
@@ -506,7 +525,7 @@ def test_an_older_lakehouse_is_migrated_without_losing_rows_and_its_recall_corre
     assert set(migrated) == {(a["system"], a["setting"]) for a in outcome.aggregates}
     for a in outcome.aggregates:  # exactly what a run recorded today would hold
         row = migrated[(a["system"], a["setting"])]
-        for name in ("mrr", *(f"{m}@{k}" for m in ("recall", "success") for k in metrics.CUTOFFS)):
+        for name in ("mrr", *(f"{m}@{k}" for m in ("recall", "success") for k in CUTOFFS)):
             assert row[name] == pytest.approx(a.get(name)), (a["system"], name)
         assert row["slice"] == "all"
     per_query = store.per_query_frame(con, meta.run_id)
@@ -520,7 +539,7 @@ def test_an_older_lakehouse_is_migrated_without_losing_rows_and_its_recall_corre
     assert store.aggregates_frame(con, meta.run_id).equals(before)
     new_run = store.record_run(con, outcome=outcome, run_meta=make_meta(instances=9))  # and new runs record
     retrieval = ["system", "setting", "n", "skipped", "mrr", *(f"{m}@{k}" for m in ("recall", "success")
-                                                               for k in metrics.CUTOFFS)]
+                                                               for k in CUTOFFS)]
     recorded = store.aggregates_frame(con, new_run).select(retrieval).to_dicts()
     assert recorded == [pytest.approx(row) for row in before.select(retrieval).to_dicts()]
     con.close()
@@ -538,11 +557,16 @@ def test_out_document_has_the_contract_keys_nulls_and_skips(config, tmp_path):
     assert set(loaded) == {"build_id", "benchmark", "instances", "results"}
     assert (loaded["build_id"], loaded["benchmark"], loaded["instances"]) == ("B", "bench.jsonl", 6)
     assert len(loaded["results"]) == 6
+    # the contract's fields in its order (docs/contracts.md §1): the metric registry's order is it
+    assert outfile.result_fields() == (
+        "system", "setting", "n", "mrr", "recall@1", "recall@5", "recall@10", "recall@50", "success@1", "success@5",
+        "success@10", "success@50", "rouge_l", "token_f1", "keyword_match", "source_match", "grounded_correctness",
+        "seconds_per_query", "questions_per_query", "skipped")
     for row in loaded["results"]:
-        assert set(outfile.RESULT_FIELDS) <= set(row)
+        assert list(row)[:len(outfile.result_fields())] == list(outfile.result_fields())
         if row["system"] == "hyde":
             assert row["skipped"] == SKIP_REASON and row["n"] == 0
-            assert all(row[m] is None for m in outfile.METRIC_FIELDS)
+            assert all(row[m] is None for m in metric_registry.fields())
         else:
             assert row["skipped"] is None and row["n"] == 6 and 0 <= row["mrr"] <= 1
         if row["system"] == "urag":
@@ -563,7 +587,7 @@ def test_out_document_says_where_the_gold_came_from_and_carries_success_and_slic
     assert loaded["gold_from"] == "annotations" and "cannot show up as a miss" in loaded["gold_note"]
     for row in loaded["results"]:
         aggregate = next(a for a in outcome.aggregates if (a["system"], a["setting"]) == (row["system"], row["setting"]))
-        for k in metrics.CUTOFFS:
+        for k in CUTOFFS:
             assert row[f"success@{k}"] == aggregate.get(f"success@{k}")
             assert row[f"recall@{k}"] == aggregate.get(f"recall@{k}")  # the name kept, now TREC recall
         if row["skipped"]:
@@ -572,7 +596,7 @@ def test_out_document_says_where_the_gold_came_from_and_carries_success_and_slic
         assert row["slice"] == "profile_dependent" and row["n"] == 6
         assert set(row["slices"]) == {"profile_dependent", "profile_independent"}
         independent = row["slices"]["profile_independent"]
-        assert independent["n"] == 3 and set(outfile.METRIC_FIELDS) <= set(independent)
+        assert independent["n"] == 3 and set(metric_registry.fields()) <= set(independent)
         assert independent["mrr"] == aggregate["slices"]["profile_independent"]["mrr"]
     truth = outfile.out_document(outcome.aggregates, build_id="B", benchmark="b", instances=9, gold_from="truth")
     assert truth["gold_from"] == "truth" and truth["gold_note"] is None

@@ -1,6 +1,6 @@
 """Many institutions (issue 13): the fleet's partitions from a folder of configs (pipelines/fleet.py),
 its instance's run queue (deploy/dagster.fleet.yaml), and the cross-institution query over every
-institution's lakehouse (eval/fleet.py, `advisor fleet compare`)."""
+institution's lakehouse (eval/reports/fleet.py, `advisor fleet compare`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from advisor.config import DEMO_CONFIG_PATH
 from advisor.lakehouse import connect
 from cli.main import main
 from eval import store
-from eval.fleet import attach_fleet, catalog_name, overview, table1_rows
+from eval.reports.fleet import attach_fleet, catalog_name, overview, table1_rows
 from pipelines.fleet import (FLEET_TAG, FleetResource, fleet_definitions, institution_build, institution_configs,
                              institutions)
 from tests.conftest import demo_config_on_port, free_port

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.config import load_config
-from eval.label_gap import gap_report, gap_table, label_errors, labels_by_url
+from eval.metrics.label_errors import label_errors, labels_by_url
+from eval.reports.label_gap import gap_report, gap_table
 
 SCHEMA = load_config().profile
 NONE = dict.fromkeys(SCHEMA)

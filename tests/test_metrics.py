@@ -1,4 +1,4 @@
-"""eval/metrics.py: cross-checked against reference implementations, plus hand examples.
+"""eval/metrics/: each metric cross-checked against a reference implementation, plus hand examples.
 
 MRR / success@k / recall@k against ir_measures (pytrec_eval backend: RR, Success@k, R@k), ROUGE-L
 against rouge-score, intent metrics against scikit-learn's classification_report. The reference
@@ -13,24 +13,18 @@ import re
 
 import pytest
 
-from eval.metrics import (
-    CUTOFFS,
-    aggregate,
-    gold_rank,
-    gold_ranks,
-    grounded_correctness,
-    intent_report,
-    keyword_match,
-    mrr,
-    query_recall,
-    recall_at,
-    rouge_l,
-    sliced_aggregate,
-    source_match,
-    source_matches,
-    success_at,
-    token_f1,
-)
+from advisor.intents.metrics import intent_report
+from eval.metrics.aggregate import aggregate, sliced_aggregate
+from eval.metrics.grounded_correctness import grounded_correctness
+from eval.metrics.keyword_match import keyword_match
+from eval.metrics.mrr import mrr
+from eval.metrics.recall import query_recall, recall_at
+from eval.metrics.registry import CUTOFFS
+from eval.metrics.rouge_l import rouge_l
+from eval.metrics.source_match import source_match
+from eval.metrics.sources import gold_rank, gold_ranks, source_matches
+from eval.metrics.success import success_at
+from eval.metrics.token_f1 import token_f1
 
 TOL = 1e-9
 
@@ -322,11 +316,12 @@ G1, G2, G3 = "http://x/g1.html", "http://x/g2.html", "http://x/g3.html"
 def test_aggregate_means_skip_missing_values():
     rows = [
         {"rank": 1, "gold_ranks": [1, 9], "gold_sources": [G1, G2, G3], "rouge_l": 0.2, "token_f1": 0.4,
-         "keyword_match": None, "source_match": 1.0, "grounded_correctness": None, "seconds": 0.5, "questions": 2},
+         "keyword_match": None, "source_match": 1.0, "grounded_correctness": None, "seconds": 0.5,
+         "questions_asked": 2},
         {"rank": None, "gold_ranks": [], "gold_sources": [G1], "rouge_l": 0.4, "token_f1": 0.0, "keyword_match": 1.0,
-         "source_match": 0.0, "grounded_correctness": None, "seconds": 1.5, "questions": 0},
+         "source_match": 0.0, "grounded_correctness": None, "seconds": 1.5, "questions_asked": 0},
         {"rank": 4, "gold_ranks": [4], "gold_sources": [G1, G1], "rouge_l": None, "token_f1": 0.2,
-         "keyword_match": 0.5, "source_match": 0.5, "grounded_correctness": None, "seconds": 1.0, "questions": 1},
+         "keyword_match": 0.5, "source_match": 0.5, "grounded_correctness": None, "seconds": 1.0, "questions_asked": 1},
     ]
     result = aggregate(rows)
     assert set(result) == OUT_FIELDS
@@ -378,7 +373,8 @@ def test_aggregate_rejects_bad_values():
 
 
 def _sliced_row(slice_, rank, questions):
-    row = {"rank": rank, "gold_ranks": [] if rank is None else [rank], "gold_sources": [G1], "questions": questions}
+    row = {"rank": rank, "gold_ranks": [] if rank is None else [rank], "gold_sources": [G1],
+           "questions_asked": questions}
     return row if slice_ is None else {**row, "slice": slice_}
 
 

@@ -1,4 +1,4 @@
-"""`python -m eval.readme_results`: the README's results block generated from a lakehouse built here
+"""`python -m eval.reports.readme_results`: the README's results block generated from a lakehouse built here
 (record_run on synthetic rows), and the README's own evaluation SQL run against such a lakehouse."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from advisor.config import load_config
 from advisor.lakehouse import LAKEHOUSE_FILE
 from eval import store
-from eval.readme_results import BEGIN, END, main
+from eval.reports.readme_results import BEGIN, END, main
 from tests.test_eval_store import fake_run_evaluation, make_instances, make_meta
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_the_block_is_table1_of_each_warehouse_stamped_with_its_run(config, tmp_
     assert text.endswith(END + "\n\nText after the block must stay too.\n")
     block = _block(text)
     assert "hand-copied" not in block
-    assert f"`.venv/bin/python -m eval.readme_results {' '.join(argv)}`" in block  # the command itself
+    assert f"`.venv/bin/python -m eval.reports.readme_results {' '.join(argv)}`" in block  # the command itself
     part_a, part_b = block.split("### Results on College B")
     for part, meta, gold, date in ((part_a, first_meta, "annotations", "2026-12-01"),
                                    (part_b, second_meta, "truth", "2026-12-02")):
@@ -107,7 +107,7 @@ def test_the_module_runs_as_documented(config, tmp_path):
     _warehouse(tmp_path / "w", config, "College A", "annotations", 1, datetime.now(timezone.utc))
     readme = tmp_path / "README.md"
     readme.write_text(README.format(begin=BEGIN, end=END), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "eval.readme_results", "--warehouse", str(tmp_path / "w"),
+    done = subprocess.run([sys.executable, "-m", "eval.reports.readme_results", "--warehouse", str(tmp_path / "w"),
                            "--readme", str(readme)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "### Results on College A" in _block(readme.read_text(encoding="utf-8"))

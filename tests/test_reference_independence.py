@@ -2,11 +2,11 @@
 by the answerer's: were they cut by the rules that cut the answers (serving/answer/units.py), an
 answer's ROUGE-L, token F1 and keyword scores would be partly self-graded.
 
-Checked on the source, with `ast`: the modules that write the benchmark (eval/benchmark.py,
-eval/llm_benchmark.py and every eval module they import) import nothing of serving/ and none of the
+Checked on the source, with `ast`: the modules that write the benchmark (eval/benchmark/synthesis.py,
+eval/benchmark/llm_questions.py and every eval module they import) import nothing of serving/ and none of the
 modules units.py reads a line with, and share no string constant of 8 characters or more (a regex
 pattern, a word list entry) with units.py or those modules. Then the evaluation's reader itself
-(eval/line_reader.py) reads the text as a careful person would.
+(eval/benchmark/line_reader.py) reads the text as a careful person would.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from eval import line_reader
-from eval.line_reader import ITEM, ROW, SENTENCE, lines_of
+from eval.benchmark import line_reader
+from eval.benchmark.line_reader import ITEM, ROW, SENTENCE, lines_of
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWERER = "serving/answer/units.py"  # where the answerer cuts a chunk into the lines it quotes
-WRITERS = ("eval/benchmark.py", "eval/llm_benchmark.py")  # what writes reference answers and keywords
+WRITERS = ("eval/benchmark/synthesis.py", "eval/benchmark/llm_questions.py")  # what writes references and keywords
 PROJECT = ("advisor", "serving", "eval")
 MIN_SHARED = 8  # a shorter constant (" | ", "- ") is a format both must agree on, not a rule
 
@@ -86,7 +86,8 @@ def string_constants(path: str) -> set[str]:
 
 def test_the_benchmark_modules_are_the_expected_ones():
     """A sanity check of the walk: the reader, the facts and the question writer are among them."""
-    assert {"eval/facts.py", "eval/line_reader.py", "eval/questions.py", "eval/line_scope.py"} <= benchmark_modules()
+    assert {"eval/benchmark/facts.py", "eval/benchmark/line_reader.py", "eval/benchmark/questions.py",
+            "eval/benchmark/line_scope.py"} <= benchmark_modules()
     assert {"advisor/annotation/structure.py", "advisor/ingest/rows.py"} <= answerer_reading()
 
 

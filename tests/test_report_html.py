@@ -1,5 +1,5 @@
-"""The evaluation report as one self-contained HTML page (eval/report_html.py, written by
-eval.reports.write_report) and `advisor report` (cli/report.py): untrusted text escaped, no network
+"""The evaluation report as one self-contained HTML page (eval/reports/page.py, written by
+eval.reports.report.write_report) and `advisor report` (cli/report.py): untrusted text escaped, no network
 resource named, any ReportTable rendered with all its columns and notes, the per-question
 drill-down's data; and the page in Chromium at desktop width with the network blocked (Debian's
 /usr/bin/chromium, as tests/test_web.py): every table fits, the charts load, the drill-down opens,
@@ -16,9 +16,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from eval.report_html import NO_CHANGES, HtmlReport, drilldown_data, render_html, table_html
-from eval.report_tables import Column, ReportTable
-from eval.reports import write_report
+from eval.reports.page import NO_CHANGES, HtmlReport, drilldown_data, render_html, table_html
+from eval.reports.table import Column, ReportTable
+from eval.reports.report import write_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -1,4 +1,4 @@
-"""The evaluation report renderer (eval/reports.py, eval/report_tables.py) on small synthetic
+"""The evaluation report renderer (eval/reports/report.py, eval/reports/table.py) on small synthetic
 frames: table layout and rounding, "–" for what was not computed, skipped systems footnoted (and in
 a column of the typed records), ablation deltas, per-query breakdowns over the main slice, the
 slice, tier and intent tables, gold provenance, valid 1200x700 PNGs, a deterministic report.md, and
@@ -14,9 +14,8 @@ import polars as pl
 import pytest
 from PIL import Image
 
-from eval import stats
-
-from eval.reports import (
+from eval.metrics import stats
+from eval.reports.report import (
     CHART_FILES,
     MISSING,
     breakdown_markdown,
@@ -393,7 +392,7 @@ def test_charts_are_valid_1200x700_pngs_with_fixed_names(evaluation, tmp_path):
 
 def test_charts_are_drawn_again_only_when_what_they_show_changed(evaluation, tmp_path, monkeypatch):
     """A no-change re-run of the report keeps its pictures (drawing them is seconds of matplotlib)."""
-    import eval.report_charts as report_charts
+    import eval.reports.charts as report_charts
 
     aggregates, per_query, slices, _, _ = evaluation
     drawn = []
@@ -492,7 +491,7 @@ def test_report_tables_become_dagster_tables(evaluation, tmp_path):
 
 
 def test_a_slice_of_too_few_question_texts_shows_its_size_and_no_figures():
-    from eval.reports import slice_table
+    from eval.reports.report import slice_table
 
     slices = pl.DataFrame([{"system": "bm25", "setting": "oracle", "slice": name, "n": n, "mrr": 0.625,
                             "success@1": 0.5, "success@10": 1.0, "recall@10": 1.0, "source_match": 0.75,
@@ -510,7 +509,7 @@ def test_a_slice_of_too_few_question_texts_shows_its_size_and_no_figures():
 
 
 def test_what_changed_lists_the_figures_that_left_the_previous_interval():
-    from eval.reports import changes_table
+    from eval.reports.report import changes_table
 
     comparison = pl.DataFrame([
         {"system": "profill", "setting": "deployment", "slice": "profile_dependent", "metric": "mrr", "before": 0.9,

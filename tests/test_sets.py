@@ -21,7 +21,7 @@ from eval.sets.converse import Outcome, entry_key
 from eval.sets.items import Item, SetFormatError, read_items
 from eval.sets.run import entry_copies, run_sets
 from eval.sets.score import is_gold, meets, score
-from eval.simulate import hidden_profile
+from eval.systems.simulate import hidden_profile
 
 needs_realdata = pytest.mark.skipif(not REAL_FAQ_FILE.exists(),
                                     reason=f"real FAQ data not found at {REAL_FAQ_FILE} (a clone without ../shared)")

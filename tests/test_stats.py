@@ -1,4 +1,4 @@
-"""eval/stats.py: the intervals and paired tests, cross-checked against scipy.stats, and what a run
+"""eval/metrics/stats.py: the intervals and paired tests, cross-checked against scipy.stats, and what a run
 records of them (eval_intervals, eval_tests, the compare_runs / flipped_questions macros)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from eval import stats
+from eval.metrics import stats
 
 
 def test_the_paired_test_is_scipys_permutation_test_exactly_when_every_sign_pattern_is_counted():

@@ -179,7 +179,7 @@ def test_two_consecutive_participants_see_each_pair_both_ways(study_server):
 
 
 def test_the_baseline_is_the_evaluations_dense_system_with_the_profile_in_the_query(study_server):
-    from eval.systems import run_baseline
+    from eval.systems.offline import run_baseline
     from serving.dialogue.baseline import dense_rag_answer
 
     advisor, today = study_server[3], study_server[1].today()

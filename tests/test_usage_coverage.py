@@ -306,9 +306,9 @@ def test_the_nearest_faq_entry_and_page_come_from_the_served_build(demo_warehous
 
 # ------------------------------------------------------------------------------ the evaluation report
 def test_the_report_says_what_students_asked_or_that_nothing_was_logged(logged, tmp_path):
-    from eval.report_charts import usage_shares_chart
-    from eval.report_html import HtmlReport, render_html
-    from eval.report_usage import NO_USAGE, UsageReport, read_usage, usage_markdown
+    from eval.reports.charts import usage_shares_chart
+    from eval.reports.page import HtmlReport, render_html
+    from eval.reports.usage import NO_USAGE, UsageReport, read_usage, usage_markdown
 
     def page(usage):
         return render_html(HtmlReport(title="Evaluation", gold="Gold.", lineage=(), tables={}, over="all", usage=usage))

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from datetime import date
 
 from eval.dialogue.messages import Message
-from eval.simulate import answer_questions
+from eval.systems.simulate import answer_questions
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from datetime import date
 from urllib.parse import urlsplit
 
 from eval.sets.items import Item
-from eval.simulate import answer_questions, hidden_profile
+from eval.systems.simulate import answer_questions, hidden_profile
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from eval.sets import build, lock, runs
 from eval.sets.converse import Outcome, converse
 from eval.sets.items import read_items
 from eval.sets.score import Copies, score
-from eval.truth import Truth, truth_file
+from eval.benchmark.truth import Truth, truth_file
 
 PURPOSES = {"test": lock.TESTSETS, "development": lock.DEVSETS}
 
@@ -28,7 +28,7 @@ class SetRun:
     build_id: str
     metrics: dict
     outcomes: list[Outcome]
-    copies: Copies  # the ground truth's copies of FAQ entries (eval.truth.Truth.copies)
+    copies: Copies  # the ground truth's copies of FAQ entries (eval.benchmark.truth.Truth.copies)
 
 
 def run_sets(purpose: str, names: Sequence[str] | None, workdir: Path, connect: Callable, *,

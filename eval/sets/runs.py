@@ -1,7 +1,7 @@
 """`testset_runs`: one lakehouse row per set per run of `advisor eval --testsets` / `--devsets`, so
 how often each test set was run, on which code and build, is a query, not a memory
 (docs/lakehouse.md, `testset_runs`). The table's DDL lives with the other evaluation tables in
-eval/store.py."""
+eval/store/schema.py."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from eval.sets.converse import Outcome, entry_key
 from eval.sets.items import TEMPLATE_KINDS
 
 ANSWERED_AS_FOUND = ("faq", "documents")
-# FAQ entry path -> the paths of every copy of it on the site (eval.truth.Truth.copies)
+# FAQ entry path -> the paths of every copy of it on the site (eval.benchmark.truth.Truth.copies)
 Copies = Mapping[str, Collection[str]]
 # metric -> (comparison, target): the targets a change is measured against (issue 25)
 TARGETS = {

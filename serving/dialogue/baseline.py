@@ -1,7 +1,7 @@
 """The proFILL paper's baseline, answering one question for a known profile: dense retrieval with the
 profile written into the query (no hard filter, nothing asked), and an answer made by the engine's
 own offline answerer from the top passages, so that only retrieval differs from the engine's answer.
-It is the evaluation's `dense` system in the oracle setting (eval/systems.py, run_baseline), for the
+It is the evaluation's `dense` system in the oracle setting (eval/systems/offline.py, run_baseline), for the
 preference study of `/study` (serving/api/study.py), which may not import the evaluation."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from serving.dialogue.assembly import passage_citation
 from serving.dialogue.types import Reply
 
 ANSWER_K = 10  # chunks retrieved, as served (the paper's 7 + 3)
-EVIDENCE_TOP = 3  # the baselines answer from their top 3 chunks (eval/systems.py EVIDENCE_TOP)
+EVIDENCE_TOP = 3  # the baselines answer from their top 3 chunks (eval/systems/offline.py EVIDENCE_TOP)
 
 
 def profiled_query(question: str, profile: Mapping[str, Any], schema) -> str:

@@ -21,7 +21,7 @@ Replies are put together by assembly.py.
 
 The engine is composed from its collaborators (tokenizer, embedder, retriever, router, FAQ store,
 LLM tasks, extractive answerer), all constructor arguments: `open_advisor` builds the served ones,
-and the evaluation passes caching ones (eval/memo.py) through the same constructor. The
+and the evaluation passes caching ones (eval/systems/memo.py) through the same constructor. The
 ablations of the evaluation are settings (`DialogueSettings`), not different code.
 """
 
