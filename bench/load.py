@@ -14,7 +14,7 @@ noisy: compare within a run).
 
     make demo && .venv/bin/python bench/load.py --requests 200
     .venv/bin/python bench/load.py --url http://127.0.0.1:8000 --levels 1,8,32,64 --workers 2
-    .venv/bin/python bench/load.py --warehouse /tmp/copy --log-ratio --requests 200 --levels 32
+    .venv/bin/python bench/load.py --warehouse /tmp/copy --log-ratio --requests 200 --levels 32 [--blocks 4]
 
 Targets (issue 13): p95 < 200 ms at 32 clients for template and FAQ answers, < 500 ms for
 retrieval answers.
@@ -242,10 +242,12 @@ def _p(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _log_ratio(bases: dict[str, str], kinds: dict[str, list[str]], levels: list[int], requests: int) -> list[dict]:
-    """Each kind and level sent to the server with the log off and the one with it on, in rounds
-    off, on, on, off (each half of `requests`: `requests` per server); p50 and p95 of each, and
-    p95 on / off."""
+def _log_ratio(bases: dict[str, str], kinds: dict[str, list[str]], levels: list[int], requests: int,
+               blocks: int = 1) -> list[dict]:
+    """Each kind and level sent to the server with the log off and the one with it on, in `blocks`
+    blocks of rounds off, on, on, off (`requests` per server in all); p50 and p95 of each, and
+    p95 on / off. More blocks: shorter rounds, so a machine whose load comes and goes (other jobs)
+    weighs on both servers alike."""
     rows = []
     for kind, messages in kinds.items():
         for base in bases.values():
@@ -253,8 +255,8 @@ def _log_ratio(bases: dict[str, str], kinds: dict[str, list[str]], levels: list[
         for clients in levels:
             times: dict[str, list[float]] = {"off": [], "on": []}
             tiers: dict[str, int] = {}
-            share = max(requests // 2, clients)
-            for mode in ("off", "on", "on", "off"):
+            share = max(requests // (2 * blocks), clients)
+            for mode in ("off", "on", "on", "off") * blocks:
                 seconds, answered = _level(bases[mode], messages, clients, share)
                 times[mode] += seconds
                 for tier, count in answered.items():
@@ -283,6 +285,8 @@ def main() -> None:
     parser.add_argument("--config", default=None)
     parser.add_argument("--url", help="a running server instead of starting one")
     parser.add_argument("--levels", default="1,8,32")
+    parser.add_argument("--blocks", type=int, default=1,
+                        help="--log-ratio: blocks of rounds off, on, on, off (more: shorter rounds, for a busy machine)")
     parser.add_argument("--requests", type=int, default=120, help="conversations per kind and level")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--session-store", default=None, help="redis://... (needed for --workers > 1)")
@@ -358,7 +362,7 @@ def _main_log_ratio(args) -> None:
             # the same history on both: the engine caches what it read of recent messages, so the
             # server that did not answer the search for document questions would start colder
             _document_questions(bases["on"], warehouse)
-            rows = _log_ratio(bases, kinds, [int(n) for n in args.levels.split(",")], args.requests)
+            rows = _log_ratio(bases, kinds, [int(n) for n in args.levels.split(",")], args.requests, args.blocks)
         finally:
             for process in processes.values():
                 process.terminate()
