@@ -50,12 +50,12 @@ def chunks(
         per_document = con.sql(
             """SELECT d.doc_id, count(c.chunk_id) AS n_chunks FROM documents d LEFT JOIN chunks c USING (doc_id)
                WHERE d.status = 'active' GROUP BY d.doc_id""").pl()
-        E = expectations_module()
-        ids = validate("chunks", frame, [E.ExpectColumnValuesToNotBeNull(column="chunk_id"),
-                                         E.ExpectColumnValuesToBeUnique(column="chunk_id")])
-        sizes = validate("chunk_sizes", frame, [E.ExpectColumnValuesToBeBetween(
+        gxe = expectations_module()
+        ids = validate("chunks", frame, [gxe.ExpectColumnValuesToNotBeNull(column="chunk_id"),
+                                         gxe.ExpectColumnValuesToBeUnique(column="chunk_id")])
+        sizes = validate("chunk_sizes", frame, [gxe.ExpectColumnValuesToBeBetween(
             column="chars", min_value=1, max_value=config.pipeline.chunk_max_chars)])
-        coverage = validate("chunk_coverage", per_document, [E.ExpectColumnValuesToBeBetween(column="n_chunks", min_value=1)])
+        coverage = validate("chunk_coverage", per_document, [gxe.ExpectColumnValuesToBeBetween(column="n_chunks", min_value=1)])
         metadata = {
             "dagster/row_count": frame.height,
             "documents_chunked": report.documents_chunked,
@@ -102,22 +102,22 @@ def annotators_for(config: InstitutionConfig, llm: LLMResource, con, stack: Exit
 
 def _schema_expectations(config: InstitutionConfig, con) -> list:
     """GX expectations that every annotation value lies inside the institution's schema."""
-    E = expectations_module()
+    gxe = expectations_module()
     rows = con.sql("SELECT attribute, value_set, range_min, range_max FROM chunk_annotations").pl()
     outcomes = validate("annotation_attributes", rows, [
-        E.ExpectColumnValuesToBeInSet(column="attribute", value_set=sorted(config.profile))])
+        gxe.ExpectColumnValuesToBeInSet(column="attribute", value_set=sorted(config.profile))])
     for name, attribute in config.profile.items():
         mine = rows.filter(pl.col("attribute") == name)
         if isinstance(attribute, CategoricalAttribute):
             values = mine.select(pl.col("value_set").explode().alias("value")).drop_nulls()
             outcomes += validate(f"annotation_{name}", values, [
-                E.ExpectColumnValuesToBeInSet(column="value", value_set=sorted(attribute.values))])
+                gxe.ExpectColumnValuesToBeInSet(column="value", value_set=sorted(attribute.values))])
         else:
             outcomes += validate(f"annotation_{name}", mine, [
-                E.ExpectColumnValuesToBeBetween(column="range_min", min_value=attribute.min, max_value=attribute.max),
-                E.ExpectColumnValuesToBeBetween(column="range_max", min_value=attribute.min, max_value=attribute.max),
-                E.ExpectColumnPairValuesAToBeGreaterThanB(column_A="range_max", column_B="range_min", or_equal=True,
-                                                          ignore_row_if="either_value_is_missing"),
+                gxe.ExpectColumnValuesToBeBetween(column="range_min", min_value=attribute.min, max_value=attribute.max),
+                gxe.ExpectColumnValuesToBeBetween(column="range_max", min_value=attribute.min, max_value=attribute.max),
+                gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="range_max", column_B="range_min", or_equal=True,
+                                                            ignore_row_if="either_value_is_missing"),
             ])
     return outcomes
 

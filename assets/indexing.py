@@ -1,7 +1,7 @@
 """Indexing stage: the index build (tantivy BM25 + usearch/exact dense, per collection), written to
 a new folder under the warehouse and published atomically as the latest build."""
 
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 
 from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue
 from pydantic import Field
@@ -57,7 +57,7 @@ def index_build(
             if choice == "openai":
                 from advisor.index.embedders import OpenAIEmbedder
 
-                return stack.enter_context(_closing(OpenAIEmbedder(llm.settings(), con)))
+                return stack.enter_context(closing(OpenAIEmbedder(llm.settings(), con)))  # its HTTP client
             if choice == "lsa":
                 return LSAEmbedder.train(texts, tokens)  # trained on this corpus, saved inside the build
             return E5Embedder(con)  # its vectors cached in the lakehouse: a re-run embeds only new texts
@@ -114,16 +114,3 @@ def serving_metadata(serving: dict) -> dict:
         "faq_calibration_queries": serving.get("calibration", {}).get("queries"),
         "intent_model_held_out_macro_f1": intent.get("held_out", {}).get("macro_f1"),
     }
-
-
-class _closing:
-    """Close an embedder's HTTP client when the asset is done."""
-
-    def __init__(self, embedder):
-        self.embedder = embedder
-
-    def __enter__(self):
-        return self.embedder
-
-    def __exit__(self, *exc):
-        self.embedder.close()

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# Run as a script, this folder is first on the path, and its statistics.py would stand for the
+# standard library's: the repository's root takes its place
+sys.path[0] = str(Path(__file__).resolve().parents[1])
 
+import statistics  # noqa: E402
 from advisor.config import load_config  # noqa: E402
 from advisor.index.layout import builds_dir  # noqa: E402
 from examples.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402

@@ -56,7 +56,7 @@ class NaiveBaseline:
     the dense rankings, computed from the same vectors, must come out the same (printed)."""
 
     def __init__(self, build, tokens: list[list[str]], annotations: list[dict], params: RetrievalParams):
-        from rank_bm25 import BM25Okapi
+        from rank_bm25 import BM25Okapi  # pyright: ignore[reportMissingImports]  # the optional `bench` extra
 
         self.params, self.schema = params, build.schema
         self.parts = []  # per collection: (name, BM25, vectors, annotations, chunk columns)

@@ -21,6 +21,53 @@ class Route:
     conditional: bool = True  # honour If-None-Match with an ETag of the body
 
 
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Answers from `site`'s routes (the subclass CraftedSite.__enter__ makes sets it)."""
+
+    site: CraftedSite
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        site, path = self.site, self.path
+        site.hits[path] += 1
+        site.request_times[path].append(time.monotonic())
+        site.request_headers[path].append(dict(self.headers))
+        route = site.routes.get(path)
+        if route is None:
+            return self._send(404, b"not found", "text/plain")
+        if route.delay:
+            time.sleep(route.delay)
+        if site.hits[path] <= route.fail_first:
+            return self._send(503, b"busy", "text/plain")
+        etag = '"' + hashlib.md5(route.body).hexdigest() + '"'
+        if route.conditional and route.status == 200 and self.headers.get("If-None-Match") == etag:
+            return self._send(304, b"", None, {"ETag": etag})
+        headers = dict(route.headers)
+        if route.conditional and route.status == 200:
+            headers["ETag"] = etag
+        self._send(route.status, route.body, route.content_type, headers)
+
+    def _send(self, status, body, content_type, headers=None) -> None:
+        try:
+            self.send_response(status)
+            if content_type:
+                self.send_header("Content-Type", content_type)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout or size cap): expected in these tests
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
 class CraftedSite:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
@@ -43,50 +90,8 @@ class CraftedSite:
         return self.base + path
 
     def __enter__(self) -> "CraftedSite":
-        site = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                path = self.path
-                site.hits[path] += 1
-                site.request_times[path].append(time.monotonic())
-                site.request_headers[path].append(dict(self.headers))
-                route = site.routes.get(path)
-                if route is None:
-                    return self._send(404, b"not found", "text/plain")
-                if route.delay:
-                    time.sleep(route.delay)
-                if site.hits[path] <= route.fail_first:
-                    return self._send(503, b"busy", "text/plain")
-                etag = '"' + hashlib.md5(route.body).hexdigest() + '"'
-                if route.conditional and route.status == 200 and self.headers.get("If-None-Match") == etag:
-                    return self._send(304, b"", None, {"ETag": etag})
-                headers = dict(route.headers)
-                if route.conditional and route.status == 200:
-                    headers["ETag"] = etag
-                self._send(route.status, route.body, route.content_type, headers)
-
-            def _send(self, status, body, content_type, headers=None) -> None:
-                try:
-                    self.send_response(status)
-                    if content_type:
-                        self.send_header("Content-Type", content_type)
-                    for key, value in (headers or {}).items():
-                        self.send_header(key, value)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    if body:
-                        self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout or size cap): expected in these tests
-
-        class Server(http.server.ThreadingHTTPServer):
-            daemon_threads = True
-
-        self._server = Server(("127.0.0.1", 0), Handler)
+        handler = type("Handler", (_Handler,), {"site": self})
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self

@@ -22,7 +22,12 @@ from advisor.config import DEMO_CONFIG_PATH, example_config, load_config
 from examples.business_college import MANIFEST_NAME, build_site
 from examples.business_college.catalog import DEPARTMENTS, periods_for, requirement, requirement_pages
 from examples.business_college.model import file_for
-from tests.test_demo_college import assert_rebuild_rewrites_nothing, assert_rebuilt_byte_identical, read_build
+from tests.test_demo_college import (
+    assert_applies_to,
+    assert_rebuild_rewrites_nothing,
+    assert_rebuilt_byte_identical,
+    read_build,
+)
 
 AS_OF = datetime.date(2026, 12, 1)
 CONFIG_PATH = example_config("business_college")
@@ -94,24 +99,11 @@ def test_every_manifest_path_is_a_generated_file(built):
         assert (site / file_for(m["path"])).is_file(), m["path"]
 
 
-def _valid(record: dict, schema) -> None:
-    assert list(record) == list(schema)
-    for name, value in record.items():
-        if value is None:
-            continue
-        attribute = schema[name]
-        if attribute.type == "categorical":
-            assert value and value == [v for v in attribute.values if v in value], (name, value)
-        else:
-            low, high = value
-            assert attribute.min <= low <= high <= attribute.max and (low, high) != (attribute.min, attribute.max)
-
-
 def test_every_applies_to_is_valid_for_the_schema(built, config):
     _, _, manifest = built
     for m in manifest:
         for record in [m["applies_to"], *(s["applies_to"] for s in m["sections"])]:
-            _valid(record, config.profile)
+            assert_applies_to(record, config.profile)
     limited = Counter(n for m in manifest for r in [m["applies_to"], *(s["applies_to"] for s in m["sections"])]
                       for n, v in r.items() if v is not None)
     assert all(limited[name] >= 15 for name in config.profile), limited

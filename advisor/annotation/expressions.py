@@ -306,20 +306,30 @@ def find_grades(text: str, low: int, high: int) -> list[RangeMatch]:
         g1, g2 = int(m.group("g1")), int(m.group("g2") or m.group("g1"))
         if not (low <= g1 <= high and low <= g2 <= high):
             continue
-        qual = m.group("qual")
-        if qual in {"이상", "부터", "이후"}:
-            bounds = (min(g1, g2), high)
-        elif qual in {"이하", "까지", "이전"} and not m.group("g2"):
-            bounds = (low, g1)
-        elif qual == "초과":
-            bounds = (g1 + 1, high)
-        elif qual == "미만":
-            bounds = (low, g1 - 1)
-        else:
-            bounds = (min(g1, g2), max(g1, g2))
+        bounds = _qualified_bounds(m, g1, g2, low, high)
         if bounds[0] <= bounds[1]:
             found.append(RangeMatch(*bounds, m.start(), m.end(), m.group(0), "grade"))
     found.extend(_grade_words(text, low, high))
+    found.extend(_grades_in_english(text, low, high))
+    return _merge_from_to(_drop_overlaps(found), text)
+
+
+def _qualified_bounds(m: re.Match, g1: int, g2: int, low: int, high: int) -> tuple[int, int]:
+    """The range a year (or a span of years) means with its qualifier ("이상", "미만", ...)."""
+    qual = m.group("qual")
+    if qual in {"이상", "부터", "이후"}:
+        return min(g1, g2), high
+    if qual in {"이하", "까지", "이전"} and not m.group("g2"):
+        return low, g1
+    if qual == "초과":
+        return g1 + 1, high
+    if qual == "미만":
+        return low, g1 - 1
+    return min(g1, g2), max(g1, g2)
+
+
+def _grades_in_english(text: str, low: int, high: int) -> list[RangeMatch]:
+    out = []
     for m in _GRADE_ENGLISH.finditer(text):
         if m.group("ord"):
             g = _ORDINALS[m.group("ord").lower()]
@@ -329,8 +339,8 @@ def find_grades(text: str, low: int, high: int) -> list[RangeMatch]:
             g = _ENGLISH_WORDS[m.group("word").lower()[:5]]
             g = high if g == 4 else g  # "seniors" are the final year whatever the program length
         if low <= g <= high:
-            found.append(RangeMatch(g, g, m.start(), m.end(), m.group(0), "english"))
-    return _merge_from_to(_drop_overlaps(found), text)
+            out.append(RangeMatch(g, g, m.start(), m.end(), m.group(0), "english"))
+    return out
 
 
 def _grade_words(text: str, low: int, high: int) -> list[RangeMatch]:

@@ -146,31 +146,7 @@ class SiblingReader:
         return self.audience(slot.attribute, doc.title if slot.in_title else doc.text, slot.start, slot.end)
 
     def _group_facets(self, group: list[_Masked]) -> dict[str, dict[str, object]]:
-        pivot = group[0]
-        # pivot slot index -> {url: slot}: the members' slots aligned with each of the pivot's
-        aligned: dict[int, dict[str, _Slot]] = defaultdict(dict)
-        for member in group:
-            if member is pivot:
-                for i, slot in pivot.slots.items():
-                    aligned[i][member.doc.url] = slot
-                continue
-            matcher = SequenceMatcher(None, pivot.keys, member.keys, autojunk=False)
-            for tag, i1, i2, j1, _ in matcher.get_opcodes():
-                if tag != "equal":
-                    continue
-                for k in range(i2 - i1):
-                    if i1 + k in pivot.slots and j1 + k in member.slots:
-                        aligned[i1 + k][member.doc.url] = member.slots[j1 + k]
-        docs = {member.doc.url: member.doc for member in group}
-        values: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))  # url -> attribute -> values
-        not_whom: set[tuple[str, str]] = set()  # (url, attribute): a distinguishing slot names no audience
-        for by_url in aligned.values():
-            if len(by_url) < 2 or len({s.value for s in by_url.values()}) < 2:
-                continue  # the same in every member: says nothing about whom
-            for url, slot in by_url.items():
-                values[url][slot.attribute].add(slot.value)
-                if slot.time or (slot.attribute in self.categorical and not self._audience(docs[url], slot)):
-                    not_whom.add((url, slot.attribute))
+        values, not_whom = self._distinguishing_values(group, _aligned_slots(group))
         out: dict[str, dict[str, object]] = {}
         for url, by_attribute in values.items():
             out[url] = {name: frozenset(found) for name, found in by_attribute.items()
@@ -182,6 +158,40 @@ class SiblingReader:
                     if first <= last and (first, last) != (low, high):
                         out[url][name] = (first, last)
         return out
+
+    def _distinguishing_values(self, group: list[_Masked], aligned: dict[int, dict[str, _Slot]]):
+        """url -> attribute -> the values of the aligned slots that differ between members, and the
+        (url, attribute) pairs where such a slot names no audience (a time, or not whom it is for)."""
+        docs = {member.doc.url: member.doc for member in group}
+        values: dict[str, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+        not_whom: set[tuple[str, str]] = set()
+        for by_url in aligned.values():
+            if len(by_url) < 2 or len({s.value for s in by_url.values()}) < 2:
+                continue  # the same in every member: says nothing about whom
+            for url, slot in by_url.items():
+                values[url][slot.attribute].add(slot.value)
+                if slot.time or (slot.attribute in self.categorical and not self._audience(docs[url], slot)):
+                    not_whom.add((url, slot.attribute))
+        return values, not_whom
+
+
+def _aligned_slots(group: list[_Masked]) -> dict[int, dict[str, _Slot]]:
+    """pivot slot index -> {url: slot}: the members' slots aligned with each of the first member's."""
+    pivot = group[0]
+    aligned: dict[int, dict[str, _Slot]] = defaultdict(dict)
+    for member in group:
+        if member is pivot:
+            for i, slot in pivot.slots.items():
+                aligned[i][member.doc.url] = slot
+            continue
+        matcher = SequenceMatcher(None, pivot.keys, member.keys, autojunk=False)
+        for tag, i1, i2, j1, _ in matcher.get_opcodes():
+            if tag != "equal":
+                continue
+            for k in range(i2 - i1):
+                if i1 + k in pivot.slots and j1 + k in member.slots:
+                    aligned[i1 + k][member.doc.url] = member.slots[j1 + k]
+    return aligned
 
 
 def _near_groups(masked: list[_Masked]) -> list[list[_Masked]]:

@@ -155,6 +155,13 @@ _MODIFIER = _GRAMMAR["modifier"]
 
 
 def _parse_korean(question: str) -> _Parsed:
+    filler, text, note = _peel(question)
+    phrase, kind = _read_phrase(text)
+    return _Parsed(filler, phrase, kind, note)
+
+
+def _peel(question: str) -> tuple[str, str, str]:
+    """(a leading filler word, the question's body, a trailing parenthesized note)."""
     text = question.strip()
     note = ""
     if match := _TAIL_NOTE.search(text):
@@ -164,23 +171,28 @@ def _parse_korean(question: str) -> _Parsed:
     first, _, rest = text.partition(" ")
     if first in KOREAN_FILLERS and rest:
         filler, text = first, rest
+    return filler, text, note
+
+
+def _read_phrase(text: str) -> tuple[str, str]:
+    """(the phrase the question asks about, the form it asks in)."""
     for kind, pattern in (("request", _REQUEST), ("noun", _HOW_IS), ("clause", _CLAUSE), ("copula", _COPULA)):
         if match := pattern.match(text):
             np_ = match.group("np").strip()
             if np_.endswith(_CONDITIONAL):  # "…하면 어떻게 되나요" asks for an outcome, "…하려면?" for a procedure
                 kind = "outcome" if kind == "noun" else "clause"
-            return _Parsed(filler, np_, kind, note)
+            return np_, kind
     if (match := _ADJECTIVE.match(text)) and (stem := _adjective_body(match.group("np"), match.group("syllable"))):
-        return _Parsed(filler, stem, "adjective", note)
+        return stem, "adjective"
     if (match := _FORMAL_VOWEL.match(text)) and _formal_after_vowel(match.group("syllable")):
-        return _Parsed(filler, match.group("np") + _with_final_index(match.group("syllable"), 0), "verb", note)
+        return match.group("np") + _with_final_index(match.group("syllable"), 0), "verb"
     if match := _VERB.match(text):
-        return _Parsed(filler, match.group("np"), "verb", note)
+        return match.group("np"), "verb"
     if match := _TOPIC.match(text):
-        return _Parsed(filler, match.group("np"), "noun", note)
+        return match.group("np"), "noun"
     if text.endswith(_SENTENCE_ENDINGS):  # a statement of the student's situation
-        return _Parsed(filler, text, "statement", note)
-    return _Parsed(filler, text, "other", note)
+        return text, "statement"
+    return text, "other"
 
 
 def _formal_after_vowel(syllable: str) -> bool:

@@ -212,8 +212,9 @@ class Crawler:
         ))
 
     # ----------------------------------------------------------------- the crawl
-    async def _crawl(self, source: Source, known: dict[str, KnownPage], claimed: set[str], owner,
-                     seeds: list[str], budget: int, recheck_known: bool) -> SourceCrawl:
+    async def _crawl(  # noqa: C901 - its steps (take a level, visit it, recheck orphans) share one state in closures
+            self, source: Source, known: dict[str, KnownPage], claimed: set[str], owner,
+            seeds: list[str], budget: int, recheck_known: bool) -> SourceCrawl:
         """Level-synchronous breadth-first crawl: each level is fetched concurrently, then its
         links are taken in page order. The pages within `max_pages` are therefore the same on
         every run, whatever the timing, so a capped re-crawl stays comparable to the last one."""

@@ -168,14 +168,10 @@ class _Renderer:
             elif tag in _HEADINGS:
                 heading = inline_text(child)
                 self.block(f"{'#' * _HEADINGS[tag]} {heading}" if heading else "")
-            elif tag in ("ul", "ol", "menu", "dir"):
-                self.block(_render_list(child))
-            elif tag == "dl":
-                self.block(_render_dl(child))
+            elif (render := _WHOLE_BLOCKS.get(tag)) is not None:
+                self.block(render(child))
             elif tag == "table":
                 self._table(child)
-            elif tag == "pre":
-                self.block(_render_pre(child))
             else:  # p, div, section ... and unknown elements: a paragraph break is the safer guess
                 self.flush()
                 self.walk(child)
@@ -291,6 +287,10 @@ def _render_dl(node: LexborNode) -> str:
     if term and not defined:
         lines.append(term)
     return "\n".join(lines)
+
+
+# The block elements a reader of their own renders whole (a table: _Renderer._table)
+_WHOLE_BLOCKS = {**dict.fromkeys(("ul", "ol", "menu", "dir"), _render_list), "dl": _render_dl, "pre": _render_pre}
 
 
 # --------------------------------------------------------------------------- tables

@@ -166,15 +166,24 @@ class CorpusVocabulary:
         """`query` with the words the documents never use replaced by theirs, and what was replaced.
         `key_words`: the query's nouns as the tokenizer reads them; only those may be abbreviations
         (a syllable pair across a word and its ending, "중인데", is not one)."""
-        rewrites: list[Rewrite] = []
-        text = query
-        for member, groups in self._members_in(query):
+        text, synonyms = self._replace_synonyms(query)
+        text, abbreviations = self._expand_abbreviations(text, key_words)
+        text, inflections = self._replace_inflections(text)
+        return text, synonyms + abbreviations + inflections
+
+    def _replace_synonyms(self, text: str) -> tuple[str, list[Rewrite]]:
+        rewrites = []
+        for member, groups in self._members_in(text):
             # a member in several groups tries them in file order: the closer synonym first
             replacement = next(filter(None, (self.synonym(member, group) for group in groups)), None)
             if replacement is not None:
                 text, done = _replace_once(_spaced(member), replacement, text)
                 if done:
                     rewrites.append(Rewrite(member, replacement, "synonym"))
+        return text, rewrites
+
+    def _expand_abbreviations(self, text: str, key_words: Sequence[str]) -> tuple[str, list[Rewrite]]:
+        rewrites = []
         for word in _abbreviation_candidates(text, key_words):
             if word in self._thesaurus_words:
                 continue  # a word of the thesaurus is a word ("분실"), not an abbreviation (of 분석실습)
@@ -183,6 +192,10 @@ class CorpusVocabulary:
                 text, done = _replace_once(re.compile(rf"(?<![\uac00-\ud7a3]){re.escape(word)}"), compound, text)
                 if done:
                     rewrites.append(Rewrite(word, compound, "abbreviation"))
+        return text, rewrites
+
+    def _replace_inflections(self, text: str) -> tuple[str, list[Rewrite]]:
+        rewrites = []
         for word in dict.fromkeys(_ENGLISH_WORD.findall(text.lower())):
             form = self.inflection(word)
             if form is not None:

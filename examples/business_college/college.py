@@ -11,7 +11,7 @@ from .catalog import CAMPUS_KO
 from .chrome import bullets, para, table
 from .model import Output
 from .pages import Page
-from . import policies as P
+from . import policies
 
 SOURCE = "college-pages"
 PAGES = (("greeting", "학장 인사말"), ("history", "연혁"), ("organization", "행정조직"), ("location", "오시는 길"),
@@ -70,7 +70,7 @@ def location(out: Output, as_of: datetime.date) -> None:
     pg = Page("/college/location.php")
     pg.block("서울캠퍼스", para("지하철 4호선 새빛대입구역 3번 출구에서 걸어서 8분 거리이며, 상경관은 정문에서 왼쪽 두 번째 건물입니다."),
              topic="location", campus="seoul")
-    pg.block("세종캠퍼스", para(f"경부선 조치원역에서 셔틀버스를 이용하세요({P.SHUTTLE['sejong']}). 글로벌관은 본관 뒤편에 있습니다."),
+    pg.block("세종캠퍼스", para(f"경부선 조치원역에서 셔틀버스를 이용하세요({policies.SHUTTLE['sejong']}). 글로벌관은 본관 뒤편에 있습니다."),
              topic="location", campus="sejong")
     _publish(pg, out, as_of, "location", "location")
 
@@ -80,8 +80,8 @@ def facilities(out: Output, as_of: datetime.date) -> None:
     pg.add(para("경영경제대학 학생이 쓸 수 있는 열람실과 라운지를 안내합니다. 학생증으로 출입합니다."))
     for code in ("seoul", "sejong"):
         pg.block(f"{CAMPUS_KO[code]} 시설", bullets([
-            f"상경 라운지: {P.LOUNGE_SEATS[code]}명 수용, 팀 프로젝트실 예약 가능",
-            f"열람실 운영 시간: {P.READING_ROOM_HOURS[code]}"]), topic="facilities", campus=code)
+            f"상경 라운지: {policies.LOUNGE_SEATS[code]}명 수용, 팀 프로젝트실 예약 가능",
+            f"열람실 운영 시간: {policies.READING_ROOM_HOURS[code]}"]), topic="facilities", campus=code)
     _publish(pg, out, as_of, "facilities", "facilities")
 
 
@@ -89,7 +89,7 @@ def dormitory(out: Output, as_of: datetime.date) -> None:
     pg = Page("/college/dormitory.php")
     pg.add(para("기숙사는 캠퍼스마다 따로 운영하며, 학기 시작 전에 입사 신청을 받습니다."))
     for code in ("seoul", "sejong"):
-        name, capacity, fee = P.DORMS[code]
+        name, capacity, fee = policies.DORMS[code]
         pg.block(f"{CAMPUS_KO[code]} {name}", table(f"{name} 개요", ["구분", "내용"], [
             ["정원", f"{capacity}명"], ["기숙사비", f"학기당 {fee}만원"], ["호실", "2인실"]], row_headers=True),
             topic="dormitory", campus=code)

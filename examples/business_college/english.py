@@ -10,7 +10,7 @@ from .catalog import COURSES, DEPARTMENTS
 from .chrome import bullets, para, table
 from .model import Output, applies
 from .pages import Page
-from . import policies as P
+from . import policies
 
 SOURCE = "english-pages"
 PAGES = (("index", "International Undergraduates"), ("admission", "Admission"), ("academics", "Academic Guide"),
@@ -47,21 +47,21 @@ def build(out: Output, as_of: datetime.date) -> None:
     pg.block("Students admitted in 2022 or later", bullets([
         "Korean language courses: 3 courses instead of English-taught courses",
         "TOPIK level 4 or higher before graduation"]), topic="international", entry_year=(2022, 2026))
-    pg.add(para(f"You may take a leave of absence for at most {P.FOREIGN_LEAVE_SEMESTERS} consecutive semesters "
+    pg.add(para(f"You may take a leave of absence for at most {policies.FOREIGN_LEAVE_SEMESTERS} consecutive semesters "
                 "because of your visa status."))
     _publish(pg, out, as_of, "academics", "international")
 
     pg = Page("/eng/scholarships.html", FOREIGN)
     pg.add(para("Tuition reductions depend on your TOPIK level:"),
            table("TOPIK scholarships", ["TOPIK level", "Tuition reduction"],
-                 [[k.replace("TOPIK ", "Level ").replace("급", ""), f"{v}%"] for k, v in P.FOREIGN_SCHOLARSHIP.items()]))
+                 [[k.replace("TOPIK ", "Level ").replace("급", ""), f"{v}%"] for k, v in policies.FOREIGN_SCHOLARSHIP.items()]))
     pg.block("Sejong Campus", para("Students at the Sejong Campus may also apply for the regional work-study program, "
-                                   f"up to {P.WORK_STUDY_HOURS} hours a month."), topic="scholarship", campus="sejong")
+                                   f"up to {policies.WORK_STUDY_HOURS} hours a month."), topic="scholarship", campus="sejong")
     _publish(pg, out, as_of, "scholarships", "scholarship")
 
     pg = Page("/eng/housing.html", FOREIGN)
     for code, label in (("seoul", "Seoul Campus"), ("sejong", "Sejong Campus")):
-        name, capacity, fee = P.DORMS[code]
+        name, capacity, fee = policies.DORMS[code]
         pg.block(label, para(f"{name} houses {capacity} students in double rooms; the fee is KRW {fee}0,000 per semester."),
                  topic="dormitory", campus=code)
     _publish(pg, out, as_of, "housing", "dormitory")

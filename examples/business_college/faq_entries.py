@@ -12,12 +12,13 @@ from .catalog import CAMPUS_KO, DEPT, GE_CREDITS, PERIODS, TOTAL_CREDITS, period
 from .chrome import bullets, para, table
 from .dept_misc import PROGRAMS, rule_values
 from .model import applies
-from . import policies as P
+from . import policies
 from .wording import cohort, cohort_cell, josa, pick, rng_for
 
 
-def E(question: str, answer: str | Markup, topic: str, share: str | None = None, anchored: bool = True,
-      **limits) -> Entry:  # noqa: N802 - reads like a table row
+def E(  # noqa: N802 - one letter, so that each entry below reads like a table row
+        question: str, answer: str | Markup, topic: str, share: str | None = None, anchored: bool = True,
+        **limits) -> Entry:
     return Entry(question, answer if isinstance(answer, Markup) else para(answer), applies(**limits), topic, share, anchored)
 
 
@@ -28,7 +29,7 @@ SHARED = {
                            "아니요. 휴학 중인 학생은 교내 장학금을 받을 수 없으며, 복학한 학기부터 다시 신청할 수 있습니다.",
                            "scholarship", "leave-scholarship", academic_status="on_leave"),
     "foreign-leave": E("외국인 학부생은 휴학을 몇 학기까지 연속으로 할 수 있나요?",
-                       f"외국인 학부생은 체류 자격 때문에 연속 {P.FOREIGN_LEAVE_SEMESTERS}학기까지만 휴학할 수 있습니다.",
+                       f"외국인 학부생은 체류 자격 때문에 연속 {policies.FOREIGN_LEAVE_SEMESTERS}학기까지만 휴학할 수 있습니다.",
                        "leave", "foreign-leave", academic_status="foreign"),
 }
 
@@ -36,32 +37,32 @@ SHARED = {
 def haksa() -> list[Entry]:
     return [
         E("휴학은 최대 몇 학기까지 할 수 있나요?",
-          f"일반휴학은 재학 중 통산 {P.LEAVE_TOTAL_SEMESTERS}학기까지 할 수 있습니다. 군휴학과 창업휴학은 여기에 포함되지 않습니다.", "leave"),
-        E("휴학은 한 번에 몇 학기까지 신청하나요?", f"한 번에 {P.LEAVE_AT_ONCE}학기까지 신청할 수 있습니다.", "leave"),
-        E("창업휴학도 할 수 있나요?", f"네. 사업자등록증을 내면 통산 {P.STARTUP_LEAVE_SEMESTERS}학기까지 창업휴학을 할 수 있습니다.", "leave",
+          f"일반휴학은 재학 중 통산 {policies.LEAVE_TOTAL_SEMESTERS}학기까지 할 수 있습니다. 군휴학과 창업휴학은 여기에 포함되지 않습니다.", "leave"),
+        E("휴학은 한 번에 몇 학기까지 신청하나요?", f"한 번에 {policies.LEAVE_AT_ONCE}학기까지 신청할 수 있습니다.", "leave"),
+        E("창업휴학도 할 수 있나요?", f"네. 사업자등록증을 내면 통산 {policies.STARTUP_LEAVE_SEMESTERS}학기까지 창업휴학을 할 수 있습니다.", "leave",
           academic_status="attending"),
         E("복학 신청은 언제까지 해야 하나요?",
-          f"복학 예정자는 개강 {P.RETURN_APPLY_DAYS}일 전까지 포털에서 복학을 신청하고 등록금을 내야 합니다.", "leave",
+          f"복학 예정자는 개강 {policies.RETURN_APPLY_DAYS}일 전까지 포털에서 복학을 신청하고 등록금을 내야 합니다.", "leave",
           academic_status=("on_leave", "returning")),
         SHARED["leave-scholarship"],
         SHARED["foreign-leave"],
         E("한 학기에 최대 몇 학점까지 들을 수 있나요?",
-          f"기본은 {P.MAX_CREDITS}학점이며, 직전 학기 평점이 {P.HONORS_GPA} 이상이면 {P.HONORS_CREDITS}학점까지 신청할 수 있습니다.",
+          f"기본은 {policies.MAX_CREDITS}학점이며, 직전 학기 평점이 {policies.HONORS_GPA} 이상이면 {policies.HONORS_CREDITS}학점까지 신청할 수 있습니다.",
           "registration"),
         E("신입생 첫 학기 수강신청은 어떻게 하나요?",
-          f"1학년 1학기는 학과 기본 시간표로 자동 신청되며 최대 {P.FRESHMAN_CREDITS}학점까지 수강합니다.", "registration",
+          f"1학년 1학기는 학과 기본 시간표로 자동 신청되며 최대 {policies.FRESHMAN_CREDITS}학점까지 수강합니다.", "registration",
           year_level=(1, 1)),
         E("계절학기는 몇 학점까지 들을 수 있나요?", "계절학기마다 최대 6학점까지 수강할 수 있습니다.", "registration"),
-        E("재수강은 어떤 과목만 할 수 있나요?", f"C+ 이하 과목만 재수강할 수 있고, 재학 중 {P.RETAKE_LIMIT}학점까지 허용합니다.", "grades"),
+        E("재수강은 어떤 과목만 할 수 있나요?", f"C+ 이하 과목만 재수강할 수 있고, 재학 중 {policies.RETAKE_LIMIT}학점까지 허용합니다.", "grades"),
         E("학사경고 기준이 뭔가요?",
-          f"학기 평점평균이 {P.WARNING_GPA} 미만이면 학사경고를 받고, 연속 {P.WARNING_DISMISSAL}회 받으면 제적됩니다.", "grades"),
+          f"학기 평점평균이 {policies.WARNING_GPA} 미만이면 학사경고를 받고, 연속 {policies.WARNING_DISMISSAL}회 받으면 제적됩니다.", "grades"),
         E("초과학기생은 등록금을 얼마나 내나요?",
-          table("초과학기 등록금", ["신청 학점", "등록금"], [list(r) for r in P.OVERTIME_FEES]), "tuition",
+          table("초과학기 등록금", ["신청 학점", "등록금"], [list(r) for r in policies.OVERTIME_FEES]), "tuition",
           academic_status="overtime"),
         E("초과학기 등록생은 몇 학점까지 수강할 수 있나요?",
-          f"초과학기생은 학기당 {P.OVERTIME_MAX_CREDITS}학점까지 수강할 수 있습니다.", "registration", academic_status="overtime"),
+          f"초과학기생은 학기당 {policies.OVERTIME_MAX_CREDITS}학점까지 수강할 수 있습니다.", "registration", academic_status="overtime"),
         E("졸업을 미룰 수 있나요?",
-          f"졸업요건을 채운 4학년 학생은 최대 {P.DEFER_SEMESTERS}학기까지 졸업을 유예할 수 있고, 수업료의 {P.DEFER_FEE_PCT}%를 냅니다.",
+          f"졸업요건을 채운 4학년 학생은 최대 {policies.DEFER_SEMESTERS}학기까지 졸업을 유예할 수 있고, 수업료의 {policies.DEFER_FEE_PCT}%를 냅니다.",
           "graduation", year_level=(4, 4)),
         E("전과는 누가 신청할 수 있나요?", "1~2학년 재학생이 신청할 수 있으며, 학과별 입학정원의 10% 이내로 선발합니다.", "major_change",
           year_level=(1, 2)),
@@ -109,33 +110,33 @@ def jolup() -> list[Entry]:
 def janghak() -> list[Entry]:
     out = []
     for code in ("seoul", "sejong"):
-        first, second, third = P.MERIT_PCT[code]
+        first, second, third = policies.MERIT_PCT[code]
         out.append(E(f"{CAMPUS_KO[code]} 성적우수장학금은 평점 몇 점부터 받을 수 있나요?",
-                     f"{CAMPUS_KO[code]} 재학생은 직전 학기 15학점 이상을 이수하고 평점 {P.MERIT_GPA[code]} 이상이어야 합니다. "
+                     f"{CAMPUS_KO[code]} 재학생은 직전 학기 15학점 이상을 이수하고 평점 {policies.MERIT_GPA[code]} 이상이어야 합니다. "
                      f"수석은 등록금 {first}%, 차석은 {second}%, 우수는 {third}%를 받습니다.", "scholarship",
                      campus=code))
     return out + [
         E("세종캠퍼스 지역인재장학금은 누가 받나요?",
-          f"세종·충청 지역 고등학교를 졸업한 세종캠퍼스 신입생이 첫 학기 등록금의 {P.REGIONAL_TALENT_PCT}%를 받습니다.",
+          f"세종·충청 지역 고등학교를 졸업한 세종캠퍼스 신입생이 첫 학기 등록금의 {policies.REGIONAL_TALENT_PCT}%를 받습니다.",
           "scholarship", campus="sejong", year_level=(1, 1)),
-        E("복학생 정착장학금은 얼마인가요?", f"복학 첫 학기에 {P.RETURNING_SCHOLARSHIP}만원을 지급합니다.", "scholarship",
+        E("복학생 정착장학금은 얼마인가요?", f"복학 첫 학기에 {policies.RETURNING_SCHOLARSHIP}만원을 지급합니다.", "scholarship",
           academic_status="returning"),
         E("외국인 학부생 장학금은 어떻게 받나요?",
-          bullets([f"{k}: 등록금 {v}% 감면" for k, v in P.FOREIGN_SCHOLARSHIP.items()]), "scholarship", academic_status="foreign"),
+          bullets([f"{k}: 등록금 {v}% 감면" for k, v in policies.FOREIGN_SCHOLARSHIP.items()]), "scholarship", academic_status="foreign"),
         E("국가장학금은 누가 신청할 수 있나요?", "재적생이면 누구나 한국장학재단에 신청할 수 있습니다.", "scholarship"),
-        E("근로장학생은 한 달에 몇 시간 일하나요?", f"월 최대 {P.WORK_STUDY_HOURS}시간까지 근무합니다.", "scholarship"),
+        E("근로장학생은 한 달에 몇 시간 일하나요?", f"월 최대 {policies.WORK_STUDY_HOURS}시간까지 근무합니다.", "scholarship"),
         SHARED["leave-scholarship"],
     ]
 
 
 def major() -> list[Entry]:
     out = [
-        E("복수전공은 몇 학점을 이수해야 하나요?", f"복수전공은 {P.DOUBLE_MAJOR_CREDITS}학점 이상, 부전공은 {P.MINOR_CREDITS}학점 이상입니다.",
+        E("복수전공은 몇 학점을 이수해야 하나요?", f"복수전공은 {policies.DOUBLE_MAJOR_CREDITS}학점 이상, 부전공은 {policies.MINOR_CREDITS}학점 이상입니다.",
           "multi_major"),
-        E("다전공 신청 자격이 있나요?", f"2학년 이상이고 평점 {P.MULTI_MAJOR_MIN_GPA} 이상이면 신청할 수 있습니다.", "multi_major",
+        E("다전공 신청 자격이 있나요?", f"2학년 이상이고 평점 {policies.MULTI_MAJOR_MIN_GPA} 이상이면 신청할 수 있습니다.", "multi_major",
           year_level=(2, 4)),
         E("회계세무학과를 복수전공하려면 조건이 있나요?",
-          f"회계세무학과 복수전공은 학기마다 {P.ACT_DOUBLE_MAJOR_QUOTA}명 이내로 선발하며 회계원리 B0 이상이 필요합니다.",
+          f"회계세무학과 복수전공은 학기마다 {policies.ACT_DOUBLE_MAJOR_QUOTA}명 이내로 선발하며 회계원리 B0 이상이 필요합니다.",
           "multi_major", major=("BUS", "ITR", "ECN")),
         E("세종캠퍼스 경영학과는 현장실습이 필수인가요?",
           "네. 세종캠퍼스 경영학과는 현장실습이 졸업요건이며, 필요한 시간은 입학년도에 따라 다릅니다.", "internship",
@@ -156,13 +157,13 @@ def major() -> list[Entry]:
 
 
 def campus() -> list[Entry]:
-    out = [E("세종캠퍼스 셔틀버스는 어떻게 운행하나요?", f"{P.SHUTTLE['sejong']}으로 운행합니다.", "transport", anchored=False,
+    out = [E("세종캠퍼스 셔틀버스는 어떻게 운행하나요?", f"{policies.SHUTTLE['sejong']}으로 운행합니다.", "transport", anchored=False,
              campus="sejong")]
     for code in ("seoul", "sejong"):
-        name, capacity, fee = P.DORMS[code]
+        name, capacity, fee = policies.DORMS[code]
         out.append(E(f"{CAMPUS_KO[code]} 기숙사비는 얼마인가요?", f"{name}는 2인실 기준 학기당 {fee}만원이며 정원은 {capacity}명입니다.",
                      "dormitory", anchored=False, campus=code))
-        out.append(E(f"{CAMPUS_KO[code]} 열람실은 몇 시까지 여나요?", f"운영 시간은 {P.READING_ROOM_HOURS[code]}입니다.",
+        out.append(E(f"{CAMPUS_KO[code]} 열람실은 몇 시까지 여나요?", f"운영 시간은 {policies.READING_ROOM_HOURS[code]}입니다.",
                      "facilities", anchored=False, campus=code))
     return out + [E("학생증을 잃어버렸어요.", "포털에서 재발급을 신청하고 수수료 5천원을 내면 3일 뒤 받을 수 있습니다.", "general",
                     anchored=False)]

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from .catalog import CAMPUS_KO
 from .model import SCHEMA, applies
-from . import policies as P
+from . import policies
 from .wording import cohort, josa, levels, pick, status
 
 _WEEKDAYS = "월화수목금토일"
@@ -54,13 +54,13 @@ def leave(d, r):
                  pick(r, f"{term(d)}에 휴학하려는 {status('attending', r, '과/와')} 휴학 기간을 연장하려는 {status('on_leave', r, '은/는')} 기간 안에 포털에서 신청하시기 바랍니다.",
                       f"{term(d)} 휴학 신청을 받습니다. {status('attending', r, '은/는')} 신규 휴학을, 휴학 중인 학생은 휴학 연장을 신청하세요."),
                  [("신청 기간", when(d, 3, 30)), ("신청 방법", "포털 > 학적 > 휴학 신청"), ("문의", "학사행정팀 02-940-2000")],
-                 [f"일반휴학은 통산 {P.LEAVE_TOTAL_SEMESTERS}학기를 넘을 수 없습니다.", "군휴학은 입영 전 수시로 신청합니다."])
+                 [f"일반휴학은 통산 {policies.LEAVE_TOTAL_SEMESTERS}학기를 넘을 수 없습니다.", "군휴학은 입영 전 수시로 신청합니다."])
 
 
 def returning(d, r):
     return Draft(pick(r, f"[학사] {term(d)} 복학 신청 안내", f"{term(d)} 복학 예정자 복학 신청"), "학사행정팀", "leave",
                  applies(academic_status=("on_leave", "returning")),
-                 pick(r, f"{term(d)}에 복학할 휴학생(복학 예정자)은 개강 {P.RETURN_APPLY_DAYS}일 전까지 복학 신청을 마쳐야 합니다.",
+                 pick(r, f"{term(d)}에 복학할 휴학생(복학 예정자)은 개강 {policies.RETURN_APPLY_DAYS}일 전까지 복학 신청을 마쳐야 합니다.",
                       f"{status('returning', r, '은/는')} 아래 기간에 복학을 신청하고 등록금을 납부하시기 바랍니다."),
                  [("신청 기간", when(d, 5, 14)), ("제출 서류", "군 제대자는 전역증 사본")],
                  ["기간 안에 복학하지 않으면 미복학 제적 대상이 됩니다."])
@@ -70,7 +70,7 @@ def registration(d, r):
     rows = [(f"{g}학년", when(d, 7 + (4 - g))) for g in (4, 3, 2, 1)]
     return Draft(pick(r, f"[학사] {term(d)} 수강신청 일정", f"{term(d)} 수강신청 및 정정 안내"), "학사행정팀", "registration",
                  applies(), "수강신청은 학년별로 아래 날짜에 오전 10시부터 진행합니다.", rows + [("수강정정", when(d, 30, 3))],
-                 [f"학기당 최대 {P.MAX_CREDITS}학점까지 신청할 수 있습니다."])
+                 [f"학기당 최대 {policies.MAX_CREDITS}학점까지 신청할 수 있습니다."])
 
 
 def entering(d) -> tuple[int, int] | None:
@@ -92,7 +92,7 @@ def transfer_credit(d, r):
     return Draft(pick(r, f"[학사] {term(d)} 편입학생 학점인정 신청", "편입생 전적대학 학점 인정 신청 안내"), "학사행정팀", "transfer",
                  applies(academic_status="transfer"),
                  f"이번 학기 {status('transfer', r, '은/는')} 전적 대학 성적증명서를 내고 학점 인정을 신청하시기 바랍니다.",
-                 [("신청 기간", when(d, 2, 7)), ("인정 한도", f"최대 {P.TRANSFER_CREDIT_CAP}학점(전공 {P.TRANSFER_MAJOR_CAP}학점)")])
+                 [("신청 기간", when(d, 2, 7)), ("인정 한도", f"최대 {policies.TRANSFER_CREDIT_CAP}학점(전공 {policies.TRANSFER_MAJOR_CAP}학점)")])
 
 
 def bus_exam(d, r):
@@ -115,7 +115,7 @@ def overtime(d, r):
     return Draft(pick(r, f"[학사] {term(d)} 초과학기 등록 안내", f"{term(d)} 초과학기생 등록금 납부"), "학사행정팀", "tuition",
                  applies(academic_status="overtime"),
                  f"{status('overtime', r, '은/는')} 수강신청한 학점에 따라 등록금을 납부해야 합니다.",
-                 [(k, v) for k, v in P.OVERTIME_FEES])
+                 [(k, v) for k, v in policies.OVERTIME_FEES])
 
 
 def exchange(d, r):
@@ -123,7 +123,7 @@ def exchange(d, r):
     return Draft(pick(r, f"{d.year + (d.month > 6)}학년도 교환학생 파견 모집", f"[국제] 교환학생 선발 공고({term(d)})"), "국제교류팀", "exchange",
                  applies(year_level=(2, 4)),
                  "해외 협정 대학에서 한두 학기를 공부할 교환학생을 아래와 같이 선발합니다.",
-                 [("지원 대상", f"{lv} 재학생"), ("어학 기준", f"평점 {P.EXCHANGE_MIN_GPA} 이상, TOEFL iBT {P.EXCHANGE_TOEFL}점 이상"),
+                 [("지원 대상", f"{lv} 재학생"), ("어학 기준", f"평점 {policies.EXCHANGE_MIN_GPA} 이상, TOEFL iBT {policies.EXCHANGE_TOEFL}점 이상"),
                   ("서류 접수", when(d, 4, 14))])
 
 
@@ -204,7 +204,7 @@ def transition(d, r):
 def probation(d, r):
     return Draft(f"[학사] {term(d)} 학사경고자 학업 상담", "학사행정팀", "grades", applies(),
                  "지난 학기 학사경고를 받은 학생은 지도교수와 학업 상담을 받아야 합니다.",
-                 [("상담 기간", when(d, 3, 21))], [f"학사경고 {P.WARNING_DISMISSAL}회 연속 시 제적됩니다."])
+                 [("상담 기간", when(d, 3, 21))], [f"학사경고 {policies.WARNING_DISMISSAL}회 연속 시 제적됩니다."])
 
 
 # ----------------------------------------------------------------------------- 장학·취업 board
@@ -218,21 +218,21 @@ def national(d, r):
 def regional(d, r):
     return Draft(pick(r, f"[세종캠] {d.year}학년도 지역인재장학생 선발", f"세종캠퍼스 {d.year}학년도 신입생 지역인재장학금"), "학생지원팀",
                  "scholarship", applies(campus="sejong", entry_year=entering(d), year_level=(1, 1)),
-                 f"{d.year}학년도 신입생 중 세종·충청 지역 고교 졸업자에게 첫 학기 등록금의 {P.REGIONAL_TALENT_PCT}%를 지급합니다.",
+                 f"{d.year}학년도 신입생 중 세종·충청 지역 고교 졸업자에게 첫 학기 등록금의 {policies.REGIONAL_TALENT_PCT}%를 지급합니다.",
                  [("신청", when(d, 2, 10))])
 
 
 def merit_seoul(d, r):
     return Draft(pick(r, f"[장학] {term(d)} 서울캠퍼스 성적우수장학생 선발 결과", f"서울캠 {term(d)} 성적우수장학금 발표"), "장학복지팀",
                  "scholarship", applies(campus="seoul"),
-                 f"{CAMPUS_KO['seoul']} 재학생 가운데 직전 학기 평점 {P.MERIT_GPA['seoul']} 이상인 학생을 선발했습니다.",
-                 [("수석", f"등록금 {P.MERIT_PCT['seoul'][0]}%"), ("차석", f"등록금 {P.MERIT_PCT['seoul'][1]}%")])
+                 f"{CAMPUS_KO['seoul']} 재학생 가운데 직전 학기 평점 {policies.MERIT_GPA['seoul']} 이상인 학생을 선발했습니다.",
+                 [("수석", f"등록금 {policies.MERIT_PCT['seoul'][0]}%"), ("차석", f"등록금 {policies.MERIT_PCT['seoul'][1]}%")])
 
 
 def returning_scholarship(d, r):
     return Draft(pick(r, f"[장학] {term(d)} 복학생 정착장학금 신청", "복학생 정착장학금 접수 안내"), "장학복지팀", "scholarship",
                  applies(academic_status="returning"),
-                 f"이번 학기 {status('returning', r, '은/는')} 정착장학금 {P.RETURNING_SCHOLARSHIP}만원을 신청할 수 있습니다.",
+                 f"이번 학기 {status('returning', r, '은/는')} 정착장학금 {policies.RETURNING_SCHOLARSHIP}만원을 신청할 수 있습니다.",
                  [("신청", when(d, 1, 14))])
 
 
@@ -240,7 +240,7 @@ def foreign_scholarship(d, r):
     return Draft(pick(r, f"[장학] {term(d)} 외국인 학부생 TOPIK 장학금", "외국인 유학생 성적장학금 신청"), "국제교류팀", "scholarship",
                  applies(academic_status="foreign"),
                  f"{status('foreign', r, '은/는')} TOPIK 등급에 따라 등록금을 감면받을 수 있습니다.",
-                 [(k, f"등록금 {v}% 감면") for k, v in P.FOREIGN_SCHOLARSHIP.items()])
+                 [(k, f"등록금 {v}% 감면") for k, v in policies.FOREIGN_SCHOLARSHIP.items()])
 
 
 def job_fair(d, r):
@@ -253,7 +253,7 @@ def job_fair(d, r):
 def work_study(d, r):
     return Draft(pick(r, f"[세종캠] {term(d)} 근로장학생 모집", f"세종캠퍼스 {term(d)} 교내 근로장학생 모집"), "학생지원팀", "scholarship",
                  applies(campus="sejong"),
-                 f"교내 근로장학생을 모집합니다. 월 최대 {P.WORK_STUDY_HOURS}시간까지 근무합니다.",
+                 f"교내 근로장학생을 모집합니다. 월 최대 {policies.WORK_STUDY_HOURS}시간까지 근무합니다.",
                  [("모집 대상", "세종캠퍼스 재학생"), ("모집 인원", "35명"), ("신청", when(d, 1, 7))])
 
 
@@ -266,7 +266,7 @@ def act_firms(d, r):
 
 def dorm(d, r):
     code = "seoul" if d.month == 10 else "sejong"
-    name, capacity, fee = P.DORMS[code]
+    name, capacity, fee = policies.DORMS[code]
     return Draft(pick(r, f"[{CAMPUS_KO[code]}] {name} 입사 신청", f"{CAMPUS_KO[code]} {name} 추가 입사생 모집"), "학생지원팀", "dormitory",
                  applies(campus=code),
                  f"{CAMPUS_KO[code]} 학생을 대상으로 {name} 입사 신청을 받습니다.",

@@ -17,7 +17,7 @@ from .catalog import CAMPUS_KO, DEPARTMENTS, GE_CREDITS, LAST_COHORT, PERIODS, T
 from .chrome import SITE_NAME, bullets, para
 from .model import SCHEMA, Output
 from .pages import Page
-from . import policies as P
+from . import policies
 from .wording import cohort_cell, rng_for
 
 PDF_STYLE = load_pdf_style(Path(__file__).with_name("pdf_style.yaml"), author=SITE_NAME)
@@ -42,17 +42,17 @@ def academic_rules() -> Book:
     b.add(p("경영학과와 경제학과의 2022학년도 이후 입학생은 캡스톤디자인 1과목(3학점)을 전공필수로 이수하여야 한다."), page_break())
     b.heading("제3장 학적", 1)
     b.heading("제6조(휴학)", topic="leave", academic_status=("attending", "on_leave"))
-    b.add(p(f"① 일반휴학은 1회 {P.LEAVE_AT_ONCE}학기 이내, 재학 중 통산 {P.LEAVE_TOTAL_SEMESTERS}학기 이내로 한다. "
-            f"② 창업휴학은 통산 {P.STARTUP_LEAVE_SEMESTERS}학기 이내로 하며 일반휴학 기간에 산입하지 아니한다."))
+    b.add(p(f"① 일반휴학은 1회 {policies.LEAVE_AT_ONCE}학기 이내, 재학 중 통산 {policies.LEAVE_TOTAL_SEMESTERS}학기 이내로 한다. "
+            f"② 창업휴학은 통산 {policies.STARTUP_LEAVE_SEMESTERS}학기 이내로 하며 일반휴학 기간에 산입하지 아니한다."))
     b.heading("제7조(복학)", topic="leave", academic_status=("on_leave", "returning"))
-    b.add(p(f"휴학 기간이 끝나는 학생은 개강 {P.RETURN_APPLY_DAYS}일 전까지 복학을 신청하여야 한다."))
+    b.add(p(f"휴학 기간이 끝나는 학생은 개강 {policies.RETURN_APPLY_DAYS}일 전까지 복학을 신청하여야 한다."))
     b.heading("제8조(외국인 학부생의 휴학)", topic="leave", academic_status="foreign")
-    b.add(p(f"외국인 학부생은 연속하여 {P.FOREIGN_LEAVE_SEMESTERS}학기를 초과하여 휴학할 수 없다."))
+    b.add(p(f"외국인 학부생은 연속하여 {policies.FOREIGN_LEAVE_SEMESTERS}학기를 초과하여 휴학할 수 없다."))
     b.heading("제9조(편입학생의 학점 인정)", topic="transfer", academic_status="transfer")
-    b.add(p(f"편입학생의 전적 대학 이수 학점은 {P.TRANSFER_CREDIT_CAP}학점 이내에서 인정하며, 그중 전공은 {P.TRANSFER_MAJOR_CAP}학점 이내로 한다."))
+    b.add(p(f"편입학생의 전적 대학 이수 학점은 {policies.TRANSFER_CREDIT_CAP}학점 이내에서 인정하며, 그중 전공은 {policies.TRANSFER_MAJOR_CAP}학점 이내로 한다."))
     b.heading("제10조(초과학기 등록)", topic="tuition", academic_status="overtime")
-    b.add(p(f"8학기를 초과하여 등록하는 학생은 학기당 {P.OVERTIME_MAX_CREDITS}학점 이내에서 수강하며, 등록금은 신청 학점에 따라 [별표 2]와 같이 낸다."),
-          grid("[별표 2] 초과학기 등록금", ["신청 학점", "등록금"], [list(r) for r in P.OVERTIME_FEES]))
+    b.add(p(f"8학기를 초과하여 등록하는 학생은 학기당 {policies.OVERTIME_MAX_CREDITS}학점 이내에서 수강하며, 등록금은 신청 학점에 따라 [별표 2]와 같이 낸다."),
+          grid("[별표 2] 초과학기 등록금", ["신청 학점", "등록금"], [list(r) for r in policies.OVERTIME_FEES]))
     b.add(page_break())
     b.heading("제4장 캠퍼스별 특례", 1)
     b.heading("제11조(세종캠퍼스 경영학과의 현장실습)", topic="internship", major="BUS", campus="sejong")
@@ -66,7 +66,7 @@ def freshman_guide(year: int) -> Book:
     b = Book(SCHEMA, entry_year=(year, year), year_level=(1, 1))
     b.add(title(f"{year} 신입생 학업 가이드북"), p(f"{year}학년도 경영경제대학 신입생 여러분의 입학을 축하합니다."))
     b.heading("1. 첫 학기 수강신청")
-    b.add(p(f"1학년 1학기는 학과 기본 시간표로 자동 신청되며 최대 {P.FRESHMAN_CREDITS}학점까지 수강합니다."))
+    b.add(p(f"1학년 1학기는 학과 기본 시간표로 자동 신청되며 최대 {policies.FRESHMAN_CREDITS}학점까지 수강합니다."))
     b.heading("2. 졸업까지 필요한 학점")
     b.add(p(f"여러분의 졸업학점은 {TOTAL_CREDITS[-1]}학점, 교양은 {GE_CREDITS[-1]}학점 이상입니다."), page_break())
     b.heading("3. 학과별 1학년 교과목")
@@ -90,16 +90,16 @@ def scholarship_rules() -> Book:
           h2("제2조(국가장학금)"), p("재적생은 한국장학재단의 국가장학금을 신청할 수 있다."), page_break())
     for n, code in enumerate(("seoul", "sejong"), 3):
         b.heading(f"제{n}조({CAMPUS_KO[code]} 성적우수장학금)", topic="scholarship", campus=code, academic_status="attending")
-        first, second, third = P.MERIT_PCT[code]
-        b.add(p(f"직전 학기 15학점 이상 이수하고 평점평균 {P.MERIT_GPA[code]} 이상인 재학생 중 선발하며, "
+        first, second, third = policies.MERIT_PCT[code]
+        b.add(p(f"직전 학기 15학점 이상 이수하고 평점평균 {policies.MERIT_GPA[code]} 이상인 재학생 중 선발하며, "
                 f"수석 {first}%, 차석 {second}%, 우수 {third}%의 등록금을 지급한다."))
     b.add(page_break())
     b.heading("제5조(세종캠퍼스 지역인재장학금)", topic="scholarship", campus="sejong", year_level=(1, 1))
-    b.add(p(f"세종·충청 지역 고등학교를 졸업한 신입생에게 첫 학기 등록금의 {P.REGIONAL_TALENT_PCT}%를 지급한다."))
+    b.add(p(f"세종·충청 지역 고등학교를 졸업한 신입생에게 첫 학기 등록금의 {policies.REGIONAL_TALENT_PCT}%를 지급한다."))
     b.heading("제6조(복학생 정착장학금)", topic="scholarship", academic_status="returning")
-    b.add(p(f"복학 첫 학기 학생에게 {P.RETURNING_SCHOLARSHIP}만원을 지급한다."))
+    b.add(p(f"복학 첫 학기 학생에게 {policies.RETURNING_SCHOLARSHIP}만원을 지급한다."))
     b.heading("제7조(외국인 학부생 장학금)", topic="scholarship", academic_status="foreign")
-    b.add(grid("[별표] TOPIK 등급별 감면", ["등급", "감면율"], [[k, f"{v}%"] for k, v in P.FOREIGN_SCHOLARSHIP.items()]))
+    b.add(grid("[별표] TOPIK 등급별 감면", ["등급", "감면율"], [[k, f"{v}%"] for k, v in policies.FOREIGN_SCHOLARSHIP.items()]))
     b.heading("제8조(휴학생의 장학금 제한)", topic="scholarship", academic_status="on_leave")
     b.add(p("휴학 중인 학생에게는 교내 장학금을 지급하지 아니한다."))
     return b

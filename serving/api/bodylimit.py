@@ -39,40 +39,12 @@ class BodySizeLimit:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
             await self.app(scope, receive, send)
             return
-        headers = dict(scope["headers"])
-        declared = headers.get(b"content-length")
-        if declared is not None and b"transfer-encoding" in headers:
-            # two framings of one body: what a proxy and this server each read as the body may
-            # differ (request smuggling); RFC 9112 §6.1 lets a server refuse it
-            await self._reject(send, 400, "bad_request", "Content-Length and Transfer-Encoding together")
+        if await self._refused_by_headers(dict(scope["headers"]), receive, send):
             return
-        if declared is not None:
-            try:
-                too_big = int(declared) > self.max_bytes
-            except ValueError:
-                await self._reject(send, 400, "bad_request", "Content-Length is not a number")
-                return
-            if too_big:
-                if int(declared) <= DRAIN_LIMIT and not await _drained(receive):
-                    return
-                await self._reject_too_large(send)
-                return
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                if message.get("more_body", False) and not await _drained(receive):
-                    return
-                await self._reject_too_large(send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body, replayed = b"".join(chunks), False
+        body = await self._read_body(receive, send)
+        if body is None:
+            return
+        replayed = False
 
         async def replay() -> Message:
             nonlocal replayed
@@ -82,6 +54,47 @@ class BodySizeLimit:
             return await receive()  # after the body: wait for the disconnect, as the server would send
 
         await self.app(scope, replay, send)
+
+    async def _refused_by_headers(self, headers: dict[bytes, bytes], receive: Receive, send: Send) -> bool:
+        """Answers a request its Content-Length already refuses; True when it did (or the client left)."""
+        declared = headers.get(b"content-length")
+        if declared is None:
+            return False
+        if b"transfer-encoding" in headers:
+            # two framings of one body: what a proxy and this server each read as the body may
+            # differ (request smuggling); RFC 9112 §6.1 lets a server refuse it
+            await self._reject(send, 400, "bad_request", "Content-Length and Transfer-Encoding together")
+            return True
+        try:
+            too_big = int(declared) > self.max_bytes
+        except ValueError:
+            await self._reject(send, 400, "bad_request", "Content-Length is not a number")
+            return True
+        if too_big:
+            if int(declared) <= DRAIN_LIMIT and not await _drained(receive):
+                return True
+            await self._reject_too_large(send)
+            return True
+        return False
+
+    async def _read_body(self, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, read up to the limit; None when it is over the limit (answered 413) or
+        the client left."""
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                if message.get("more_body", False) and not await _drained(receive):
+                    return None
+                await self._reject_too_large(send)
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
 
     async def _reject_too_large(self, send: Send) -> None:
         await self._reject(send, 413, "body_too_large", f"the request body is larger than {self.max_bytes} bytes")

@@ -51,6 +51,26 @@ def read(message: str, schema: fields.Schema, range_readers: Mapping[str, Any], 
     `ranges_in(text)`, the annotator's extractors), and a bare number ("2021", "21", "3") where it
     fits exactly one attribute still unread. When the message says it does not know, each of the
     `declinable` attributes (the ones just asked) it names no value of is None."""
+    values, spans = _named_values(message, schema, range_readers, declinable)
+    numeric = [n for n, attribute in schema.items() if n not in values and not fields.is_categorical(attribute)]
+    for match in _NUMBER.finditer(message):
+        if any(start < match.end() and match.start() < end for start, end in spans):
+            continue
+        fits = {n: v for n in numeric if (v := _number_value(int(match.group()), schema[n])) is not None}
+        if len(fits) == 1:
+            (name, value), = fits.items()
+            values[name] = value
+            spans.append(match.span())
+            numeric.remove(name)
+    if DONT_KNOW.search(message):
+        values.update({name: None for name in declinable if name in schema and name not in values})
+    return Typed(values, _without(message, spans))
+
+
+def _named_values(message: str, schema: fields.Schema, range_readers: Mapping[str, Any],
+                  declinable: Sequence[str]) -> tuple[dict[str, Any], list[tuple[int, int]]]:
+    """The values the message names by a word (a categorical value, a cohort or grade as the
+    annotator reads it), and the spans of those words."""
     values: dict[str, Any] = {}
     spans: list[tuple[int, int]] = []
     for name, attribute in schema.items():
@@ -67,19 +87,7 @@ def read(message: str, schema: fields.Schema, range_readers: Mapping[str, Any], 
             if len({r.low for r in ranges}) == 1:
                 values[name] = ranges[0].low
                 spans += [(r.start, r.end) for r in ranges]
-    numeric = [n for n, attribute in schema.items() if n not in values and not fields.is_categorical(attribute)]
-    for match in _NUMBER.finditer(message):
-        if any(start < match.end() and match.start() < end for start, end in spans):
-            continue
-        fits = {n: v for n in numeric if (v := _number_value(int(match.group()), schema[n])) is not None}
-        if len(fits) == 1:
-            (name, value), = fits.items()
-            values[name] = value
-            spans.append(match.span())
-            numeric.remove(name)
-    if DONT_KNOW.search(message):
-        values.update({name: None for name in declinable if name in schema and name not in values})
-    return Typed(values, _without(message, spans))
+    return values, spans
 
 
 def retarget(question: str, values: Mapping[str, Any], schema: fields.Schema) -> str:
