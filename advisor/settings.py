@@ -20,8 +20,16 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PositiveInt, SecretStr, ValidationError,
-                      field_validator)
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 
 
 def variable(name: str, default: Any, description: str, *, unset: str | None = None, **constraints: Any) -> Any:

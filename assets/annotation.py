@@ -10,13 +10,14 @@ import polars as pl
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
 from advisor import progress
-from advisor.lakehouse import history
-from advisor.annotation import accuracy, stage as annotation_stage
+from advisor.annotation import accuracy
+from advisor.annotation import stage as annotation_stage
 from advisor.annotation.model import ChunkAnnotation, needs_of
 from advisor.annotation.rules import RulesAnnotator
-from advisor.chunking import augment, stage as chunking
+from advisor.chunking import augment
+from advisor.chunking import stage as chunking
 from advisor.config import CategoricalAttribute, InstitutionConfig
-from advisor.lakehouse import insert_rows, scalar
+from advisor.lakehouse import history, insert_rows, scalar
 from advisor.quality import expectations_module, validate
 from advisor.versioning import code_version
 from assets.ingestion import documents

@@ -13,12 +13,12 @@ from advisor.index.store import latest_build_dir, load_build
 from advisor.versioning import code_version
 from assets.indexing import index_build
 from assets.lineage import record_lineage
+from assets.resources import InstitutionResource, LLMResource, WarehouseResource
+from assets.stage import begin, stage_asset
 from eval import store as eval_store
 from eval.benchmark import facts, line_reader, line_scope, llm_questions, questions, synthesis
 from eval.benchmark import truth as eval_truth
 from eval.benchmark.file import read_benchmark
-from assets.resources import InstitutionResource, LLMResource, WarehouseResource
-from assets.stage import begin, stage_asset
 
 GROUP = "evaluation"
 # the code that writes the benchmark, and the line reader's own language data (eval/benchmark/reading/)

@@ -5,8 +5,16 @@ questions, each sent once through the offline engine; results and metrics in the
 the recorded run. With `use_llm` (and an LLM configured) the LLM also writes messages and judges
 every answer; without, the judge's columns are NULL and its metric rows say why."""
 
-from dagster import (AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue, TableColumn,
-                     TableRecord, TableSchema)
+from dagster import (
+    AssetExecutionContext,
+    Config,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    TableColumn,
+    TableRecord,
+    TableSchema,
+)
 
 from advisor.index.layout import builds_dir, latest_build_dir
 from advisor.index.store import load_build

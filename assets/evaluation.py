@@ -16,13 +16,13 @@ from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, M
 
 from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
-from eval.systems import registry
-from eval import store as eval_store
-from eval.store import aggregates_frame, evaluation_code_version, intent_frame
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
 from assets.stage import begin, stage_asset
 from assets.study import preference_study
 from assets.usage import coverage
+from eval import store as eval_store
+from eval.store import aggregates_frame, evaluation_code_version, intent_frame
+from eval.systems import registry
 
 GROUP = "evaluation"
 BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset

@@ -3,15 +3,22 @@
 from collections.abc import Iterator
 
 from dagster import (
-    AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue,
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    Config,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
 )
 from pydantic import Field
 
 from advisor import progress
 from advisor.index.layout import COLLECTIONS
-from advisor.lakehouse import history
-from advisor.ingest import coverage, crawler, documents as cleaning, local_site, raw_documents as crawling, scopes
-from advisor.lakehouse import one, scalar
+from advisor.ingest import coverage, crawler, local_site, scopes
+from advisor.ingest import documents as cleaning
+from advisor.ingest import raw_documents as crawling
+from advisor.lakehouse import history, one, scalar
 from advisor.versioning import code_version
 from assets.lineage import failures_markdown, history_check, record_lineage, versions_metadata
 from assets.resources import InstitutionResource, WarehouseResource

@@ -5,7 +5,8 @@ from collections import Counter
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
-from advisor.intents import dataset as intent_dataset_module, seeds
+from advisor.intents import dataset as intent_dataset_module
+from advisor.intents import seeds
 from advisor.versioning import code_version
 from assets.annotation import chunks
 from assets.ingestion import documents

@@ -7,12 +7,16 @@ from datetime import datetime, timezone
 
 import duckdb
 from dagster import (
-    AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, AssetKey, AssetsDefinition, MetadataValue,
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    MetadataValue,
 )
 
-from advisor.lakehouse import history
 from advisor.config import InstitutionConfig
-from advisor.lakehouse import latest_run, record_materialization
+from advisor.lakehouse import history, latest_run, record_materialization
 
 
 def failures_markdown(failures: list[dict], limit: int = 30) -> MetadataValue:

@@ -11,7 +11,9 @@ from datetime import datetime, timezone
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue
 
-from advisor.usage import coverage as coverage_logic, logfiles, nearest as nearest_module, tables
+from advisor.usage import coverage as coverage_logic
+from advisor.usage import logfiles, tables
+from advisor.usage import nearest as nearest_module
 from advisor.usage.logfiles import ReadReport
 from advisor.versioning import code_version
 from assets.indexing import index_build

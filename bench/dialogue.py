@@ -28,13 +28,14 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 import statistics  # noqa: E402
+
 from advisor.config import load_config  # noqa: E402
 from advisor.index.layout import builds_dir  # noqa: E402
+from advisor.settings import warehouse_path  # noqa: E402
+from eval.benchmark.truth import truth_file  # noqa: E402
 from examples.demo_college.facts import contains_fact, fact_cases, in_english, states_fact  # noqa: E402
 from serving.answer import extractive_answer  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
-from advisor.settings import warehouse_path  # noqa: E402
-from eval.benchmark.truth import truth_file  # noqa: E402
 
 
 def converse(advisor, query: str, hidden: dict, oracle: bool):

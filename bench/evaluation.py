@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from advisor.config import load_config  # noqa: E402
 from advisor.index.layout import builds_dir  # noqa: E402
 from eval.benchmark.file import read_benchmark  # noqa: E402
+from eval.benchmark.truth import true_labels  # noqa: E402
 from eval.runner import SETTINGS, run_evaluation  # noqa: E402
 from eval.systems.registry import OFFLINE  # noqa: E402
-from eval.benchmark.truth import true_labels  # noqa: E402
 from serving.dialogue.engine import open_advisor  # noqa: E402
 
 

@@ -32,8 +32,8 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import re
+import socket
 import subprocess
 import sys
 import time

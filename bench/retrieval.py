@@ -34,13 +34,13 @@ sys.path.insert(0, str(ROOT))
 from advisor import clock  # noqa: E402
 from advisor.chunking.token_cache import tokenizer_for  # noqa: E402
 from advisor.config import load_config  # noqa: E402
-from advisor.index.writer import write_build  # noqa: E402
 from advisor.index.layout import builds_dir  # noqa: E402
-from tests.hashing_embedder import HashingEmbedder  # noqa: E402
 from advisor.index.store import latest_build_dir, load_build  # noqa: E402
+from advisor.index.writer import write_build  # noqa: E402
 from advisor.retrieval import RetrievalParams, Retriever, fusion  # noqa: E402
 from advisor.retrieval.profile import conflicts, known_profile  # noqa: E402
 from eval.systems.registry import RETRIEVAL_SYSTEMS, Filtered  # noqa: E402  (bm25, dense, hybrid, hybrid+filter)
+from tests.hashing_embedder import HashingEmbedder  # noqa: E402
 
 
 def percentiles(seconds: list[float]) -> tuple[float, float]:

@@ -69,8 +69,7 @@ def materialize(args: argparse.Namespace) -> int:
             return 2
         selection = sorted(keys)
 
-    from cli.run_lock import (RUN_TAG, WAREHOUSE_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs,
-                              this_process)
+    from cli.run_lock import RUN_TAG, WAREHOUSE_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs, this_process
 
     console.print(f"[bold]{config.institution}[/bold] → {warehouse}")
     started = time.monotonic()
@@ -240,8 +239,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     from advisor import progress
     from eval.entry import EvaluationError, evaluate
-    from eval.store.outfile import out_document, write_out
     from eval.reports.report import table1_caption, table1_markdown
+    from eval.store.outfile import out_document, write_out
 
     shown = []
     status = console.status("evaluating…")

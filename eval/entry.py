@@ -51,7 +51,7 @@ class Evaluated:
     aggregates: list[dict]  # one per system x setting, as the runner gives them (the `--out` rows)
 
 
-def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[str], settings: Sequence[str], *,
+def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[str], settings: Sequence[str], *,  # noqa: C901 - the evaluation's steps in order, each with its own clear error
              connect: Callable[[], AbstractContextManager], llm_settings=None, dagster_run_id: str | None = None,
              say: Callable[[str], None] = lambda message: None,
              on_results: Callable[[Evaluated], None] | None = None) -> Evaluated:

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from advisor.settings import EvalEnvironment, read, variable_name
 from eval.metrics import stats
 from eval.runner import EvalOutcome, aggregate, run_evaluation
-from advisor.settings import EvalEnvironment, read, variable_name
 
 MIN_SHARD = 150  # fewer instances per process than this: the second engine's start-up (~5 s) is not worth it
 MAX_WORKERS = 4  # advisor/settings.py's EvalEnvironment says it (tests/test_settings.py holds them equal)

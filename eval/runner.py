@@ -29,21 +29,45 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any, Callable, Collection, Mapping, Sequence
 
-from eval.metrics import registry as metric_registry, stats
+from advisor.retrieval import Retriever
+from eval.metrics import registry as metric_registry
+from eval.metrics import stats
 from eval.metrics.aggregate import sliced_aggregate
 from eval.metrics.metric import JUDGE, NEED_COLUMNS, TOKENS, Query
 from eval.metrics.slices import reporting_slice, split_slices
 from eval.metrics.sources import gold_ranks
 from eval.systems import registry
-from eval.systems.llm import (JUDGE_SUBSET, RERANK_DEPTH, HYDE_VERSION, JUDGE_VERSIONS, RERANK_VERSION, LLMTally,
-                              judge_many, judge_subset, tokens_of)
+from eval.systems.llm import (
+    HYDE_VERSION,
+    JUDGE_SUBSET,
+    JUDGE_VERSIONS,
+    RERANK_DEPTH,
+    RERANK_VERSION,
+    LLMTally,
+    judge_many,
+    judge_subset,
+    tokens_of,
+)
 from eval.systems.memo import CachingTokenizer, EvalMemo, compose
-from eval.systems.registry import (DONT_KNOW, SETTINGS, SKIPPED_ASKS_NOTHING, SKIPPED_NEEDS_PROFILE,  # noqa: F401
-                                   SKIPPED_NO_LLM, SKIPPED_NO_TRUTH, SKIPPED_NO_URAG_INDEX)  # (re-exported)
+from eval.systems.offline import (
+    ANSWER_K,
+    EVIDENCE_TOP,
+    RANK_DEPTH,
+    URAG_DOC_K,
+    SystemAnswer,
+    baseline_query,
+    true_label_advisor,
+)
+from eval.systems.registry import (  # noqa: F401
+    DONT_KNOW,
+    SETTINGS,
+    SKIPPED_ASKS_NOTHING,
+    SKIPPED_NEEDS_PROFILE,
+    SKIPPED_NO_LLM,  # (re-exported)
+    SKIPPED_NO_TRUTH,
+    SKIPPED_NO_URAG_INDEX,
+)
 from eval.systems.simulate import hidden_profile
-from eval.systems.offline import (ANSWER_K, EVIDENCE_TOP, RANK_DEPTH, URAG_DOC_K, SystemAnswer, baseline_query,
-                                  true_label_advisor)
-from advisor.retrieval import Retriever
 
 __all__ = ["SETTINGS", "SKIPPED_NO_LLM", "SYSTEMS", "EvalOutcome", "Run", "run_evaluation"]
 
@@ -212,8 +236,8 @@ class Run:
     def blame_labels(self, rows: list[dict]) -> None:
         """Each row's `label_errors`: the attributes whose annotation, against the truth, hid a
         gold source or admitted a source ranked above the first gold hit (eval/metrics/label_errors.py)."""
-        from eval.metrics.label_errors import label_errors, labels_by_url
         from eval.benchmark.truth import chunk_rows
+        from eval.metrics.label_errors import label_errors, labels_by_url
 
         if self._labels_by_url is None:
             self._labels_by_url = labels_by_url(chunk_rows(self.advisor.build), self.true_labels)

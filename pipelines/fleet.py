@@ -36,8 +36,14 @@ from dagster import (
     sensor,
 )
 
-from advisor.settings import (DagsterEnvironment, FleetEnvironment, InstitutionEnvironment, child_environment,
-                              fleet_root, read)
+from advisor.settings import (
+    DagsterEnvironment,
+    FleetEnvironment,
+    InstitutionEnvironment,
+    child_environment,
+    fleet_root,
+    read,
+)
 
 FLEET_TAG = "advisor/fleet"  # every fleet run carries it; deploy/dagster.fleet.yaml limits runs by it
 TAIL = 3000  # characters of the materialize's output kept: its run summary (stdout) and errors (stderr)

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from advisor.annotation.accuracy import (
-    evaluate,
     error_classes,
+    evaluate,
     load_manifest,
     measure,
     normalize_heading,

@@ -11,10 +11,10 @@ import pytest
 from advisor.chunking.token_cache import tokenizer_for
 from advisor.config import load_config, parse_config
 from advisor.llm.client import LLMClient, LLMFailure
+from advisor.retrieval import RetrievedChunk
+from examples.demo_college.facts import contains_fact, fact_cases
 from serving.answer import ComposedAnswer, LLMAnswerer, extractive_answer, fallback_answer, is_yes_no, readable
 from serving.answer.fallback import texts_for
-from examples.demo_college.facts import contains_fact, fact_cases
-from advisor.retrieval import RetrievedChunk
 from tests.openai_server import error, malformed, reply, settings_for
 
 CONFIG = load_config()

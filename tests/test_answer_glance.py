@@ -44,8 +44,7 @@ from advisor.chunking.token_cache import tokenizer_for  # noqa: E402
 from advisor.config import load_config  # noqa: E402
 from advisor.llm.client import LLMClient  # noqa: E402
 from advisor.retrieval import RetrievedChunk  # noqa: E402
-from serving.answer import (ComposedAnswer, LLMAnswerer, LLMTranslator, extractive_answer, language_of,  # noqa: E402
-                            material_note)
+from serving.answer import ComposedAnswer, LLMAnswerer, LLMTranslator, extractive_answer, language_of, material_note  # noqa: E402
 from serving.answer.rows import has_final_consonant, row_sentence  # noqa: E402
 from serving.answer.units import header_cells, readable  # noqa: E402
 from tests.openai_server import error, reply, settings_for  # noqa: E402

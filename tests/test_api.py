@@ -16,8 +16,15 @@ from serving.api.logs import AccessLogRedactor
 from serving.api.models import AnswerReply, AskReply, ErrorBody, SourceOut
 from serving.api.ratelimit import RateLimiter
 from serving.api.sessions import MemorySessionStore
-from tests.fake_advisor import (DEFAULT_SCHEMA, FakeAdvisor, ManualClock, open_fake, publish_fake_build,
-                                running_server, wait_for)
+from tests.fake_advisor import (
+    DEFAULT_SCHEMA,
+    FakeAdvisor,
+    ManualClock,
+    open_fake,
+    publish_fake_build,
+    running_server,
+    wait_for,
+)
 
 NEEDS_PROFILE = "졸업하려면 몇 학점 들어야 해요?"
 

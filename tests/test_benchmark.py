@@ -14,10 +14,9 @@ from dataclasses import replace
 import pytest
 
 from advisor.chunking.token_cache import tokenizer_for
-from advisor.config import load_config
+from advisor.config import load_config, question_unit
 from advisor.index.store import latest_build_dir, load_build
 from eval.benchmark import facts, questions, synthesis
-from advisor.config import question_unit
 from eval.benchmark.line_scope import LineScopeReader
 from eval.benchmark.truth import Truth, applies, limited, truth_file
 

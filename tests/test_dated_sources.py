@@ -9,17 +9,17 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from advisor.build.records import expires_on
 from advisor.config import InstitutionConfig, Selectors
+from advisor.index.layout import read_manifest
+from advisor.index.store import latest_build_dir
 from advisor.ingest.documents import compute_statuses
 from advisor.ingest.html_text import extract_page
 from advisor.ingest.page_dates import page_dates
-from advisor.index.layout import read_manifest
-from advisor.index.store import latest_build_dir
 from advisor.retrieval import RetrievalParams
 from examples.site_kit.updated import last_updated
-from selectolax.lexbor import LexborHTMLParser
 from tests.test_retrieval import make_retriever, record
 
 DEFAULT = Selectors()
@@ -77,8 +77,10 @@ def test_the_source_s_date_selector_comes_before_what_the_page_states():
 
 
 def test_the_bundled_colleges_academic_pages_state_their_revision_date_outside_the_cleaned_text():
-    from examples.business_college import haksa, model as business
-    from examples.demo_college import college, model as demo
+    from examples.business_college import haksa
+    from examples.business_college import model as business
+    from examples.demo_college import college
+    from examples.demo_college import model as demo
 
     as_of = date(2026, 12, 7)
     pages = {}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cli.main import main
 from advisor.config import ConfigError, load_config, parse_config
+from cli.main import main
 
 
 def test_every_asset_is_grouped_described_and_versioned():

@@ -8,11 +8,11 @@ from collections import Counter
 import pytest
 
 from advisor.config import parse_config
+from advisor.retrieval.results import RetrievedChunk
 from serving.dialogue import profiling, templates
 from serving.dialogue.engine import Advisor, DialogueInputError, DialogueSettings, LLMTasks, open_advisor
 from serving.dialogue.evidence import follow_up_attributes, select_evidence
 from serving.dialogue.session import Pending, Session
-from advisor.retrieval.results import RetrievedChunk
 
 SCHOLARSHIP = "제가 받을 수 있는 장학금이 있나요?"
 MAJOR_CREDITS = "졸업하려면 전공 몇 학점 들어야 해요?"

@@ -10,7 +10,8 @@ from collections import Counter
 import duckdb
 import pytest
 
-from eval.dialogue import messages as bench, metrics
+from eval.dialogue import messages as bench
+from eval.dialogue import metrics
 from eval.dialogue.messages import CATEGORIES, REGISTERS
 
 
@@ -227,7 +228,8 @@ import polars as pl  # noqa: E402
 
 from advisor.faq.store import FAQEntry  # noqa: E402
 from advisor.llm.client import LLMClient  # noqa: E402
-from eval.dialogue import judge as judge_module, llm_messages  # noqa: E402
+from eval.dialogue import judge as judge_module  # noqa: E402
+from eval.dialogue import llm_messages  # noqa: E402
 from eval.dialogue.messages import Message, message_id  # noqa: E402
 from eval.dialogue.runner import Result  # noqa: E402
 from serving.dialogue.types import Citation, Reply  # noqa: E402
@@ -536,8 +538,8 @@ def test_llm_run_adds_written_messages_and_verdicts_and_redoes_only_what_failed(
 
 def test_an_older_lakehouse_gains_the_new_columns_and_keeps_its_rows():
     from eval import store as eval_store
-    from eval.store.schema import added_columns
     from eval.dialogue import record
+    from eval.store.schema import added_columns
 
     added = [(t, c) for t, c, _ in added_columns() if t.startswith("dialogue_bench_")]
     assert ("dialogue_bench_metrics", "missing") in added and ("dialogue_bench_results", "judge_answers") in added

@@ -9,8 +9,8 @@ import socket
 import pytest
 import yaml
 
-from cli.main import main
 from advisor.lakehouse import connect
+from cli.main import main
 from tests.conftest import demo_config_on_port, free_port
 
 pytestmark = pytest.mark.e2e

@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 from advisor.index.embedders import (
-    Embedder, EmbeddingFailed, LSAEmbedder, OpenAIEmbedder, load_embedder,
+    Embedder,
+    EmbeddingFailed,
+    LSAEmbedder,
+    OpenAIEmbedder,
+    load_embedder,
 )
 from advisor.llm.settings import LLMNotConfigured, LLMSettings
 from tests.openai_server import embedding_vector, error, settings_for

@@ -12,16 +12,16 @@ import pytest
 
 from advisor.index import fields
 from advisor.llm.client import LLMClient
+from advisor.retrieval import conflicts, known_profile
+from eval import runner
 from eval.benchmark.file import read_benchmark
+from eval.benchmark.truth import Truth, truth_file
 from eval.metrics.metric import ANSWER, Query, Scored
 from eval.metrics.sources import source_matches
-from eval import runner
 from eval.runner import DONT_KNOW, SETTINGS, SKIPPED_NO_LLM, SYSTEMS, run_evaluation
-from eval.systems.simulate import converse
 from eval.systems.offline import ANSWER_K, RANK_DEPTH, extend
-from eval.benchmark.truth import Truth, truth_file
+from eval.systems.simulate import converse
 from serving.dialogue.engine import open_advisor
-from advisor.retrieval import conflicts, known_profile
 from tests.openai_server import Behaviour, malformed, reply, settings_for
 
 TODAY = date(2026, 3, 2)

@@ -28,6 +28,7 @@ from advisor.config import CategoricalAttribute, load_config
 from advisor.intents.metrics import intent_report
 from advisor.lakehouse import insert_rows
 from eval import store
+from eval.benchmark.file import BenchmarkError, benchmark_hash, read_benchmark
 from eval.metrics import registry as metric_registry
 from eval.metrics.aggregate import sliced_aggregate
 from eval.metrics.keyword_match import keyword_match
@@ -38,9 +39,8 @@ from eval.metrics.slices import slice_of
 from eval.metrics.source_match import source_match
 from eval.metrics.sources import gold_ranks
 from eval.metrics.success import success_at
-from eval.store import outfile
-from eval.benchmark.file import BenchmarkError, benchmark_hash, read_benchmark
 from eval.reports.report import breakdown_markdown, table1_markdown
+from eval.store import outfile
 from tests.conftest import offline_env
 
 ALL_SYSTEMS = ("bm25", "dense", "hybrid", "hybrid+rerank", "hyde", "hyde+rerank", "profill", "profill+rerank",

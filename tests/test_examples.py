@@ -12,7 +12,13 @@ import pytest
 import yaml
 
 from advisor.config import (
-    DEMO_CONFIG_PATH, EXAMPLES_DIR, ConfigError, LocalSite, example_names, load_config, parse_config,
+    DEMO_CONFIG_PATH,
+    EXAMPLES_DIR,
+    ConfigError,
+    LocalSite,
+    example_names,
+    load_config,
+    parse_config,
 )
 from advisor.ingest.local_site import local_site
 from examples import generate_site

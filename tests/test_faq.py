@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+
 import duckdb
 import numpy as np
 import polars as pl
@@ -13,19 +14,46 @@ import pytest
 
 from advisor.chunking.token_cache import tokenizer_for
 from advisor.config import load_config
+from advisor.faq.calibrate import (
+    MIN_PRECISION,
+    MRR_TOLERANCE,
+    PAPER_THRESHOLD,
+    CalibrationQuery,
+    SweepPoint,
+    answer_stated,
+    calibrate,
+    choose,
+    choose_precise,
+    document_queries,
+    evaluate,
+    student_for,
+    sweep,
+    threshold_grid,
+)
+from advisor.faq.enrichment import (
+    PAIRS_SCHEMA_NAME,
+    PAIRS_TASK,
+    PARAPHRASE_SCHEMA_NAME,
+    PARAPHRASE_TASK,
+    FAQEnricher,
+    SourceChunk,
+    source_chunks,
+)
+from advisor.faq.paraphrase import paraphrases, question_forms
+from advisor.faq.store import (
+    FAQ_KIND,
+    FAQEntry,
+    FAQMatch,
+    FAQStore,
+    faq_entries_from_build,
+    union_applies_to,
+    write_faq_store,
+)
 from advisor.index import fields
-from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import latest_build_dir, load_build
 from advisor.llm.client import LLMClient
-from advisor.faq.enrichment import (PAIRS_SCHEMA_NAME, PAIRS_TASK, PARAPHRASE_SCHEMA_NAME, PARAPHRASE_TASK,
-                                        FAQEnricher, SourceChunk, source_chunks)
-from advisor.faq.calibrate import (MIN_PRECISION, MRR_TOLERANCE, PAPER_THRESHOLD, CalibrationQuery, SweepPoint, answer_stated,
-                                   calibrate, choose, choose_precise, document_queries, evaluate, student_for, sweep,
-                                   threshold_grid)
-from advisor.faq.paraphrase import paraphrases, question_forms
-from advisor.faq.store import (FAQ_KIND, FAQEntry, FAQMatch, FAQStore, faq_entries_from_build, union_applies_to,
-                               write_faq_store)
 from advisor.retrieval import Retriever, conflicts, known_profile
+from tests.hashing_embedder import HashingEmbedder
 from tests.openai_server import malformed, reply, settings_for
 
 SCHEMA = load_config().profile

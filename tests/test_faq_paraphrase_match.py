@@ -16,8 +16,7 @@ from advisor.config import load_config
 from advisor.faq.fit import aliases_from_config, answer_probe, fit_logistic, fit_scorer, offtopic_probes
 from advisor.faq.match import FEATURES, Lexicon, Scorer
 from advisor.faq.paraphrase import paraphrases
-from advisor.faq.store import (ANSWER_VECTORS_FILE, SCORER_FILE, FAQEntry, FAQStore, save_scorer,
-                               write_faq_store)
+from advisor.faq.store import ANSWER_VECTORS_FILE, SCORER_FILE, FAQEntry, FAQStore, save_scorer, write_faq_store
 from advisor.index.embed_lsa import LSAEmbedder
 
 # Development examples written by hand in a student's own words (other nouns, 반말, typos, no spaces,

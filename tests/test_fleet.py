@@ -19,8 +19,14 @@ from advisor.lakehouse import connect
 from cli.main import main
 from eval import store
 from eval.reports.fleet import attach_fleet, catalog_name, overview, table1_rows
-from pipelines.fleet import (FLEET_TAG, FleetResource, fleet_definitions, institution_build, institution_configs,
-                             institutions)
+from pipelines.fleet import (
+    FLEET_TAG,
+    FleetResource,
+    fleet_definitions,
+    institution_build,
+    institution_configs,
+    institutions,
+)
 from tests.conftest import demo_config_on_port, free_port
 from tests.test_eval_store import fake_run_evaluation, make_instances, make_meta
 

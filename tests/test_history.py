@@ -17,8 +17,7 @@ import polars as pl
 import pytest
 import yaml
 
-from advisor.lakehouse import history
-from advisor.lakehouse import LAKEHOUSE_FILE, connect, insert_rows
+from advisor.lakehouse import LAKEHOUSE_FILE, connect, history, insert_rows
 from tests.conftest import demo_config_on_port, free_port
 
 # --------------------------------------------------------------------------- record_versions

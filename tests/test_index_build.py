@@ -15,9 +15,9 @@ import pytest
 
 from advisor.config import load_config
 from advisor.index import layout
+from advisor.index.store import latest_build_dir, load_build
 from advisor.index.writer import write_build
 from tests.hashing_embedder import HashingEmbedder
-from advisor.index.store import latest_build_dir, load_build
 
 SCHEMA = load_config().profile
 REPO = Path(__file__).resolve().parents[1]

@@ -18,11 +18,11 @@ CODE = ("advisor", "serving", "eval", "assets", "pipelines", "cli", "examples", 
 LIBRARY = ("advisor", "serving", "eval", "assets", "pipelines", "cli", "examples")
 
 MAX_COMPLEXITY = 10
-COMPLEXITY_MARKERS = 2  # advisor/ingest/crawler.py's _crawl, advisor/ingest/raw_documents.py's crawl_institution
-# Issue 28: eval/ was being regrouped on another branch when C901 came in; its offenders are marked
-# or split after that merge, and these entries go
-TEMPORARY_C901_IGNORES = {"eval/**", "tests/test_metrics.py"}
-TYPE_ERRORS = 389  # entries of .basedpyright/baseline.json (errors and warnings) when it came in
+# advisor/ingest/crawler.py's _crawl, advisor/ingest/raw_documents.py's crawl_institution,
+# eval/benchmark/synthesis.py's synthesize, eval/benchmark/file.py's read_benchmark, eval/entry.py's
+# evaluate, tests/test_metrics.py's _random_cases
+COMPLEXITY_MARKERS = 6
+TYPE_ERRORS = 390  # entries of .basedpyright/baseline.json (errors and warnings) after eval's regrouping
 
 _MARKER = re.compile(r"noqa:[\w\s,]*\bC901\b")
 
@@ -39,8 +39,8 @@ def test_no_more_functions_over_the_complexity_threshold():
     assert len(marked) <= COMPLEXITY_MARKERS, f"split the new one instead: {marked}"
     lint = _pyproject()["tool"]["ruff"]["lint"]
     assert "C901" in lint["select"] and lint["mccabe"]["max-complexity"] <= MAX_COMPLEXITY
-    ignored = {pattern for pattern, rules in lint.get("per-file-ignores", {}).items() if "C901" in rules}
-    assert ignored <= TEMPORARY_C901_IGNORES
+    ignored = [pattern for pattern, rules in lint.get("per-file-ignores", {}).items() if "C901" in rules]
+    assert not ignored, f"a file-wide C901 ignore hides every new tangled function there: {ignored}"
 
 
 def test_no_more_type_errors_in_the_baseline():

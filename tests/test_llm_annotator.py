@@ -7,9 +7,9 @@ import pytest
 import yaml
 
 from advisor.annotation.llm_annotator import LLMAnnotator
+from advisor.annotation.llm_prompt import PROMPT_VERSION, build_messages, build_schema, few_shot_examples
 from advisor.annotation.model import AnnotationFailure, ChunkAnnotation, ChunkContext
 from advisor.config import DEMO_CONFIG_PATH, parse_config
-from advisor.annotation.llm_prompt import PROMPT_VERSION, build_messages, build_schema, few_shot_examples
 from advisor.llm.client import LLMClient
 from advisor.llm.jsoncheck import schema_error
 from tests.openai_server import error, hang, malformed, reply, settings_for

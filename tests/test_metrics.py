@@ -32,7 +32,7 @@ TOL = 1e-9
 # --- retrieval: cross-check against ir_measures / pytrec_eval --------------------------------
 
 
-def _random_cases(seed: int, n_queries: int = 300):
+def _random_cases(seed: int, n_queries: int = 300):  # noqa: C901 - a generator of random edge cases, a branch per case kind
     """Random retrieval runs with one to four gold sources per query, pages and FAQ entries.
 
     Returns {qid: (chunk_list, golds, reference_run)}. The generator knows what it inserted: each

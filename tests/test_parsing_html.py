@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
+from advisor.annotation.structure import table_labels
 from advisor.config import Selectors
 from advisor.ingest.errors import DocumentError
-from advisor.annotation.structure import table_labels
 from advisor.ingest.html_text import extract_links, extract_page
 from advisor.ingest.rows import is_group_row, is_table_row
 

@@ -14,6 +14,7 @@ from advisor.config import parse_config
 from advisor.ingest.faq import split_faq
 from eval.dialogue import realfaq
 
+
 def fake_entry(entry_id: int, category: str = "Graduation", question: str = "졸업식은 언제 있나요?") -> dict:
     return {"id": entry_id, "category_ko": "졸업", "category_en": category,
             "question_ko": question, "question_en": f"Question {entry_id}?",

@@ -17,8 +17,8 @@ import polars as pl
 import pytest
 
 from eval.reports.page import NO_CHANGES, HtmlReport, drilldown_data, render_html, table_html
-from eval.reports.table import Column, ReportTable
 from eval.reports.report import write_report
+from eval.reports.table import Column, ReportTable
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -11,11 +11,20 @@ import numpy as np
 import pytest
 
 from advisor.config import load_config
-from advisor.index.writer import write_build
-from tests.hashing_embedder import HashingEmbedder
 from advisor.index.store import load_build
-from advisor.retrieval import (fusion, RetrievalParams, Retriever, conflicts, is_time_sensitive, known_profile, quotas,
-                               recency_weight, rrf)
+from advisor.index.writer import write_build
+from advisor.retrieval import (
+    RetrievalParams,
+    Retriever,
+    conflicts,
+    fusion,
+    is_time_sensitive,
+    known_profile,
+    quotas,
+    recency_weight,
+    rrf,
+)
+from tests.hashing_embedder import HashingEmbedder
 
 SCHEMA = load_config().profile
 TODAY = date(2025, 6, 1)

@@ -12,8 +12,17 @@ from pathlib import Path
 import pytest
 
 from advisor import reference
-from advisor.settings import (InstitutionEnvironment, LLMEnvironment, ServeEnvironment, Settings, child_environment,
-                              config_path, fleet_root, read, warehouse_path)
+from advisor.settings import (
+    InstitutionEnvironment,
+    LLMEnvironment,
+    ServeEnvironment,
+    Settings,
+    child_environment,
+    config_path,
+    fleet_root,
+    read,
+    warehouse_path,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = ("advisor", "serving", "eval", "assets", "pipelines", "cli", "bench", "examples")

@@ -14,9 +14,9 @@ from advisor.build.records import chunk_span
 from advisor.index import layout
 from advisor.index.sources import load_sources
 from advisor.index.store import latest_build_dir, load_build
+from advisor.index.writer import write_build
 from tests.hashing_embedder import HashingEmbedder
 from tests.test_index_build import SCHEMA, make_records
-from advisor.index.writer import write_build
 
 
 def snapshot_rows(records: list[dict]) -> list[dict]:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import duckdb
-import polars as pl
 import numpy as np
+import polars as pl
 import pytest
 from scipy import stats as scipy_stats
 

@@ -191,7 +191,8 @@ def _resources(warehouse: Path):
 
 
 def _run(warehouse: Path) -> dict:
-    from assets.usage import coverage as coverage_asset, feedback, question_log
+    from assets.usage import coverage as coverage_asset
+    from assets.usage import feedback, question_log
 
     result = materialize([question_log, feedback, coverage_asset], resources=_resources(warehouse))
     assert result.success

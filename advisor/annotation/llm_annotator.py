@@ -13,6 +13,7 @@ from dataclasses import asdict
 
 import duckdb
 
+from advisor.annotation.llm_prompt import PROMPT_VERSION, SCHEMA_NAME, build_messages, build_schema
 from advisor.annotation.model import (
     AnnotationFailure,
     ChunkAnnotation,
@@ -21,7 +22,6 @@ from advisor.annotation.model import (
     normalize,
 )
 from advisor.config import InstitutionConfig
-from advisor.annotation.llm_prompt import PROMPT_VERSION, SCHEMA_NAME, build_messages, build_schema
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 

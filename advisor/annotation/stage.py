@@ -24,8 +24,8 @@ from advisor.annotation.model import (
 )
 from advisor.annotation.siblings import CorpusDocument
 from advisor.config import CategoricalAttribute, InstitutionConfig
-from advisor.lakehouse.history import ANNOTATIONS, record_versions
 from advisor.lakehouse import insert_rows, transaction
+from advisor.lakehouse.history import ANNOTATIONS, record_versions
 
 LEAD_CHARS = 400
 

@@ -22,8 +22,8 @@ from advisor.build.semantic import semantic_thresholds
 from advisor.faq.calibrate import Calibration, calibrate
 from advisor.faq.fit import aliases_from_config
 from advisor.faq.match import Scorer, encoder_fusion
-from advisor.index.embedders import PRETRAINED_EMBEDDERS
 from advisor.faq.store import FAQStore, faq_entries_from_build, save_scorer, write_faq_store
+from advisor.index.embedders import PRETRAINED_EMBEDDERS
 from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
 from advisor.intents import seed_vectors

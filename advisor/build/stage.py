@@ -19,16 +19,17 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
+from advisor.build import delta, serving_artifacts
+from advisor.build import records as index_records
+from advisor.chunking import kiwi_tokens
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig, hnsw_above
-from advisor.chunking import kiwi_tokens
 from advisor.faq import calibrate, fit, match, paraphrase, store
-from advisor.intents import classifier
-from advisor.intents.dataset import load_intent_examples
-from advisor.build import delta, records as index_records, serving_artifacts
 from advisor.index import layout, writer
 from advisor.index.embedders import LOCAL_EMBEDDERS, load_embedder
 from advisor.index.store import latest_build_dir
+from advisor.intents import classifier
+from advisor.intents.dataset import load_intent_examples
 from advisor.lakehouse import insert_rows, latest_run, scalar
 from advisor.versioning import code_version
 

@@ -14,8 +14,8 @@ import duckdb
 
 from advisor.annotation.model import ChunkContext
 from advisor.annotation.stage import chunk_contexts
-from advisor.lakehouse import insert_rows, transaction
 from advisor.chunking.llm_augment import Augmentation
+from advisor.lakehouse import insert_rows, transaction
 from advisor.versioning import code_version
 
 _HEADING = re.compile(r"^#+\s*")

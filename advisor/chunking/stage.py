@@ -18,8 +18,8 @@ import duckdb
 from advisor.chunking import chunker, keywords, model
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig
-from advisor.lakehouse.history import CHUNKS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, scalar, transaction
+from advisor.lakehouse.history import CHUNKS, record_versions
 from advisor.versioning import code_version, text_hash
 
 DOCUMENT_COLUMNS = """doc_id, url, source, kind, collection, published_on, title, breadcrumbs, headings,

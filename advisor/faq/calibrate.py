@@ -38,12 +38,12 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from advisor.index import fields
-from advisor.index.store import IndexBuild
 from advisor.faq.fit import answer_probe, fit_scorer, offtopic_probes
 from advisor.faq.match import Scorer
 from advisor.faq.paraphrase import paraphrases, question_forms
 from advisor.faq.store import FAQ_KIND, FAQMatch, FAQStore
+from advisor.index import fields
+from advisor.index.store import IndexBuild
 from advisor.intents.seeds import site_key  # the same site on another host or port: the same splits
 
 PAPER_THRESHOLD = 0.9

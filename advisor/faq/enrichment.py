@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from advisor.faq.store import FAQ_KIND, FAQEntry
 from advisor.index.store import IndexBuild
 from advisor.llm.batch import CachedJSONTask
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 from advisor.llm.jsoncheck import strict_object
-from advisor.faq.store import FAQ_KIND, FAQEntry
 
 PARAPHRASE_TASK, PAIRS_TASK = "faq_paraphrase", "faq_pairs"
 PARAPHRASE_PROMPT_VERSION, PAIRS_PROMPT_VERSION = "faq-paraphrase-v1", "faq-pairs-v1"

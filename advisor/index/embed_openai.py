@@ -16,10 +16,10 @@ import duckdb
 import numpy as np
 
 from advisor.index.embed_common import normalize_rows, write_meta
-from advisor.versioning import text_hash
 from advisor.llm.client import LLMClient, LLMFailure, LLMUsage
 from advisor.llm.settings import LLMNotConfigured, LLMSettings
 from advisor.settings import EmbeddingEnvironment, read
+from advisor.versioning import text_hash
 
 NAME = "openai"
 BATCH_SIZE = 128  # inputs per request: far below the API's 2,048-input / 300k-token limits for chunks

@@ -22,12 +22,16 @@ import duckdb
 import numpy as np
 
 from advisor.index.embed_common import META_FILE, normalize_rows, read_meta
-from advisor.versioning import text_hash
 from advisor.index.embed_e5 import E5Embedder, EncoderUnavailable
 from advisor.index.embed_lsa import LSAEmbedder, LSAParams
 from advisor.index.embed_openai import (
-    EMBEDDING_CACHE_DDL, EmbeddingFailed, OpenAIEmbedder, ensure_tables, model_from_env,
+    EMBEDDING_CACHE_DDL,
+    EmbeddingFailed,
+    OpenAIEmbedder,
+    ensure_tables,
+    model_from_env,
 )
+from advisor.versioning import text_hash
 
 EMBEDDERS = ("e5", "lsa", "openai")
 # embedders saved inside a build that embed a text the same way for as long as the build lives: a

@@ -11,8 +11,8 @@ from typing import Any, Mapping
 
 import polars as pl
 
-from advisor.index import writer as b
 from advisor.index import fields
+from advisor.index import writer as b
 from advisor.index.store import Collection, IndexBuild
 
 

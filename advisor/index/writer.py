@@ -30,8 +30,16 @@ from usearch.index import MetricKind
 
 from advisor.index import fields, layout
 from advisor.index.layout import (
-    AUGMENTED_DIR, CHUNKS_FILE, COLLECTIONS, EMBEDDER_DIR, FORMAT_VERSION, MANIFEST, SOURCES_FILE, TANTIVY_DIR,
-    VECTORS_NPY, VECTORS_USEARCH,
+    AUGMENTED_DIR,
+    CHUNKS_FILE,
+    COLLECTIONS,
+    EMBEDDER_DIR,
+    FORMAT_VERSION,
+    MANIFEST,
+    SOURCES_FILE,
+    TANTIVY_DIR,
+    VECTORS_NPY,
+    VECTORS_USEARCH,
 )
 
 CHUNK_SCHEMA = {

@@ -23,8 +23,8 @@ from advisor.config import InstitutionConfig, Source
 from advisor.ingest import dates, encoding, faq, html_text, page_dates, pdf_text
 from advisor.ingest.errors import DocumentError
 from advisor.ingest.raw_store import RawStore
-from advisor.lakehouse.history import DOCUMENTS, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
+from advisor.lakehouse.history import DOCUMENTS, record_versions
 from advisor.versioning import code_version, text_hash
 
 PARSER_MODULES = (dates, encoding, faq, html_text, page_dates, pdf_text)

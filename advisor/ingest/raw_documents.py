@@ -25,8 +25,8 @@ from advisor.config import InstitutionConfig
 from advisor.ingest.crawler import Crawler, Fetch, KnownPage
 from advisor.ingest.raw_store import RawStore
 from advisor.ingest.scopes import Overlap, Scopes
-from advisor.lakehouse.history import RAW, record_versions
 from advisor.lakehouse import delete_where_in, insert_rows, transaction
+from advisor.lakehouse.history import RAW, record_versions
 
 REMOVING_OUTCOMES = {"gone", "redirected", "out_of_scope"}
 

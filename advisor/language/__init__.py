@@ -18,8 +18,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 from functools import cache
-from itertools import zip_longest
 from importlib import resources
+from itertools import zip_longest
 from typing import Any
 
 import yaml

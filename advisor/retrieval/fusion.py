@@ -4,8 +4,8 @@ time-sensitivity rule and the time-aware split of the final list between collect
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from datetime import date
+from functools import lru_cache
 
 import numpy as np
 

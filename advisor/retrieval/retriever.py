@@ -9,9 +9,9 @@ so a server running a months-old build never cites a notice that has since expir
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set
 from dataclasses import dataclass
 from datetime import date
-from collections.abc import Set
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Mapping, Sequence, Union
@@ -22,7 +22,8 @@ from advisor import clock
 from advisor.config import hnsw_above
 from advisor.index.store import Collection, IndexBuild
 from advisor.language.script import language_of
-from advisor.retrieval import fusion, profile as prof, signals
+from advisor.retrieval import fusion, signals
+from advisor.retrieval import profile as prof
 from advisor.retrieval.params import RetrievalParams
 from advisor.retrieval.results import Hit, RetrievalResult, RetrievedChunk
 

@@ -98,7 +98,7 @@ def _canonical_profile(profile: Mapping, schema: Mapping) -> dict:
     return canonical
 
 
-def read_benchmark(path: Path | str, schema: Mapping | None = None) -> list[dict]:
+def read_benchmark(path: Path | str, schema: Mapping | None = None) -> list[dict]:  # noqa: C901 - one check per field of the benchmark line, each naming the line
     """The instances of a JSONL benchmark, in file order, each a dict with every key it had (id
     as a string). With `schema` (an index build's profile schema) the profiles are checked against
     it and made canonical. Raises BenchmarkError naming the line for bad JSON, a missing or

@@ -321,7 +321,7 @@ def _entry_instance(index: int, entries: Sequence[dict], profile: Mapping, commo
 
 # ----------------------------------------------------------------------------- the benchmark
 
-def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed: int = 0,
+def synthesize(build: IndexBuild, tokenizer, *, truth: Truth | None = None, seed: int = 0,  # noqa: C901 - one pass over the build's facts, a branch per question kind: split when a kind is added
                n_categories: int = 10, combos: int = 15, grades: int = 4, independent: int = 20,
                stated_categories: int = 3, everyone_faq: int = 60) -> tuple[list[dict], dict]:
     """(instances, report). Instances follow docs/contracts.md §3, plus slice, premise, gold_from,

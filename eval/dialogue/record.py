@@ -21,7 +21,9 @@ import polars as pl
 from advisor.lakehouse import insert_rows, scalar, transaction
 from advisor.versioning import code_version
 from eval import store as eval_store
-from eval.dialogue import judge as judge_module, llm_messages, messages as messages_module, metrics, runner
+from eval.dialogue import judge as judge_module
+from eval.dialogue import llm_messages, metrics, runner
+from eval.dialogue import messages as messages_module
 from eval.dialogue.messages import GOLD_FAQ_STORE, GOLD_TEMPLATES
 
 NO_LLM = "no LLM configured: the templates wrote every message and nothing was judged"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from eval.metrics.metric import checked_rows
 from eval.metrics import registry
+from eval.metrics.metric import checked_rows
 from eval.metrics.slices import split_slices
 
 __all__ = ["aggregate", "sliced_aggregate"]

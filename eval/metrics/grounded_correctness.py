@@ -5,6 +5,7 @@ correctness made from a guess would be a fake result."""
 from __future__ import annotations
 
 import math
+
 from eval.metrics.metric import ANSWER, JUDGE, Query, Scored
 
 __all__ = ["GROUNDED_CORRECTNESS", "grounded_correctness"]

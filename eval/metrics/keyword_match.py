@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+
 from eval.metrics.metric import ANSWER, Query, Scored
 
 __all__ = ["KEYWORD_MATCH", "keyword_match"]

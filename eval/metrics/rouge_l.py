@@ -5,6 +5,7 @@ tests/test_metrics.py). None where the instance has no reference answer."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from eval.metrics.metric import ANSWER, TOKENS, Query, Scored
 from eval.metrics.overlap import f1, token_list
 
@@ -39,7 +40,7 @@ def rouge_l(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) ->
 
 
 def _score(query: Query) -> float | None:
-    return None if query.answer_tokens is None else rouge_l(query.answer_tokens, query.reference_tokens)
+    return None if query.answer_tokens is None else rouge_l(query.answer_tokens, query.reference_tokens or ())
 
 
 ROUGE_L = Scored(name="rouge_l", header="ROUGE-L", kind=ANSWER, interval=True, needs=frozenset({TOKENS}), scorer=_score,

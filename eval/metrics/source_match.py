@@ -4,6 +4,7 @@ not cited, 0.0 otherwise (eval/metrics/sources.py decides what is a gold source)
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+
 from eval.metrics.metric import ANSWER, Query, Scored
 from eval.metrics.sources import any_gold, checked_golds, url_list
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+
 from eval.metrics.metric import ANSWER, TOKENS, Query, Scored
 from eval.metrics.overlap import f1, token_list
 
@@ -25,7 +26,7 @@ def token_f1(candidate_tokens: Sequence[str], reference_tokens: Sequence[str]) -
 
 
 def _score(query: Query) -> float | None:
-    return None if query.answer_tokens is None else token_f1(query.answer_tokens, query.reference_tokens)
+    return None if query.answer_tokens is None else token_f1(query.answer_tokens, query.reference_tokens or ())
 
 
 TOKEN_F1 = Scored(name="token_f1", header="token F1", kind=ANSWER, needs=frozenset({TOKENS}), scorer=_score,

@@ -12,10 +12,22 @@ import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from eval.reports.data import (
+    CHART_DPI,
+    CHART_FILES,
+    CHART_SIZE_INCHES,
+    SETTING_ORDER,
+    SLICE_ORDER,
+    _aggregate_rows,
+    _ascii_labels,
+    _breakdown_cells,
+    _embedder_name,
+    _has_embedders,
+    _ordered,
+    _row_order,
+    main_slice_rows,
+)
 from eval.reports.table import number
-from eval.reports.data import (CHART_DPI, CHART_FILES, CHART_SIZE_INCHES, SETTING_ORDER, SLICE_ORDER,
-                               _aggregate_rows, _ascii_labels, _breakdown_cells, _embedder_name, _has_embedders,
-                               _ordered, _row_order, main_slice_rows)
 
 __all__ = ["draw_charts", "usage_shares_chart"]
 

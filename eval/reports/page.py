@@ -35,11 +35,12 @@ from pathlib import Path
 
 import polars as pl
 
-from eval.systems import registry
 from eval.reports.data import SETTING_ORDER, SYSTEM_ORDER, _rank_in, main_slice_rows
 from eval.reports.table import MISSING, ReportTable
-from eval.reports.usage import CHART_CAPTION as USAGE_CHART_CAPTION, CLUSTERS_HEADING, HEADING as USAGE_HEADING, \
-    NO_USAGE, UsageReport, clusters_table, shares_table
+from eval.reports.usage import CHART_CAPTION as USAGE_CHART_CAPTION
+from eval.reports.usage import CLUSTERS_HEADING, NO_USAGE, UsageReport, clusters_table, shares_table
+from eval.reports.usage import HEADING as USAGE_HEADING
+from eval.systems import registry
 
 __all__ = ["ANSWER_CHARS", "PASSAGE_CHARS", "HtmlReport", "drilldown_data", "render_html", "table_html"]
 

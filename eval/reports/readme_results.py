@@ -20,8 +20,8 @@ from pathlib import Path
 
 import duckdb
 
-from advisor.settings import warehouse_path
 from advisor.lakehouse import LAKEHOUSE_FILE
+from advisor.settings import warehouse_path
 from eval import store
 from eval.reports.report import table1, table1_caption
 

@@ -38,17 +38,33 @@ from pathlib import Path
 
 import polars as pl
 
-from eval.metrics import registry as metric_registry, stats
-from eval.metrics.metric import ANSWER
-from eval.systems import registry
 from eval.benchmark.provenance import gold_line, gold_note
+from eval.metrics import registry as metric_registry
+from eval.metrics import stats
+from eval.metrics.metric import ANSWER
+from eval.reports.data import (
+    CHART_FILES,
+    MAIN_SLICE,
+    SETTING_ORDER,
+    SLICE_ORDER,
+    SYSTEM_ORDER,
+    UNSLICED,
+    _aggregate_rows,
+    _ascii_labels,
+    _breakdown_cells,
+    _embedder_name,
+    _has_embedders,
+    _ordered,
+    _rank_in,
+    _require_frame,
+    _row_order,
+    main_slice_rows,
+)
 from eval.reports.page import NO_CHANGES, HtmlReport, drilldown_data, render_html
-from eval.reports.usage import CHART_FILE as USAGE_CHART_FILE, UsageReport, usage_markdown
-from eval.reports.data import (CHART_FILES, MAIN_SLICE, SETTING_ORDER, SLICE_ORDER,
-                               SYSTEM_ORDER, UNSLICED, _aggregate_rows, _ascii_labels, _breakdown_cells,
-                               _embedder_name, _has_embedders, _ordered, _rank_in, _require_frame, _row_order,
-                               main_slice_rows)
 from eval.reports.table import MISSING, Column, ReportTable, metric_columns, number, text_columns
+from eval.reports.usage import CHART_FILE as USAGE_CHART_FILE
+from eval.reports.usage import UsageReport, usage_markdown
+from eval.systems import registry
 
 __all__ = [
     "ABLATION_SYSTEMS",

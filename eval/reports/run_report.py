@@ -16,11 +16,11 @@ import duckdb
 import polars as pl
 
 from eval import store as eval_store
-from eval.reports.label_gap import gap_report, gap_table
 from eval.reports.data import SETTING_ORDER
+from eval.reports.label_gap import gap_report, gap_table
+from eval.reports.report import changes_table, write_report
 from eval.reports.table import ReportTable
 from eval.reports.usage import read_usage
-from eval.reports.report import changes_table, write_report
 from eval.study import study_section
 
 __all__ = ["REPORTS_DIR", "chunk_texts", "report_directory", "run_changes", "run_lineage", "write_run_report"]

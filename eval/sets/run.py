@@ -11,11 +11,11 @@ from pathlib import Path
 
 from advisor.config import load_config
 from advisor.index.layout import builds_dir
+from eval.benchmark.truth import Truth, truth_file
 from eval.sets import build, lock, runs
 from eval.sets.converse import Outcome, converse
 from eval.sets.items import read_items
 from eval.sets.score import Copies, score
-from eval.benchmark.truth import Truth, truth_file
 
 PURPOSES = {"test": lock.TESTSETS, "development": lock.DEVSETS}
 

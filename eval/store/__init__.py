@@ -41,9 +41,24 @@ The package: the tables (schema.py), recording a run (record.py), reading it bac
 """
 
 from eval.benchmark.provenance import gold_from_of
-from eval.store.read import (aggregates_frame, benchmark_frame, comparison_frame, find_run, flipped_frame, intent_frame,
-                             intent_predictions_frame, intervals_frame, label_gap_inputs, latest_run, per_query_frame,
-                             previous_run, run_aggregates, run_info, slice_aggregates_frame, tests_frame)
+from eval.store.read import (
+                             aggregates_frame,
+                             benchmark_frame,
+                             comparison_frame,
+                             find_run,
+                             flipped_frame,
+                             intent_frame,
+                             intent_predictions_frame,
+                             intervals_frame,
+                             label_gap_inputs,
+                             latest_run,
+                             per_query_frame,
+                             previous_run,
+                             run_aggregates,
+                             run_info,
+                             slice_aggregates_frame,
+                             tests_frame,
+)
 from eval.store.record import RunMeta, evaluation_code_version, meta_from_build, record_benchmark, record_run
 from eval.store.schema import LINEAGE_FIELDS, TESTSET_RUNS_DDL, ensure_schema, query_columns
 

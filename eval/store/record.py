@@ -15,9 +15,9 @@ from pathlib import Path
 import duckdb
 
 from advisor.lakehouse import insert_rows, one, transaction
+from eval.benchmark.provenance import gold_from_of, instance_gold_from
 from eval.metrics import registry as metric_registry
 from eval.metrics.slices import slice_of
-from eval.benchmark.provenance import gold_from_of, instance_gold_from
 from eval.store.schema import LINEAGE_FIELDS, ensure_schema, query_columns
 
 _LIST_COLUMNS = ("gold_sources", "retrieved_urls", "retrieved_chunk_ids", "questions", "citations")

@@ -164,8 +164,15 @@ def rerank_many(client: LLMClient, jobs: Sequence[tuple[str, Sequence[str]]],
 
 def hyde_answers(run, oracle: bool) -> list:
     """HyDE over the run's instances: one LLM passage per question (batched), searched densely."""
-    from eval.systems.offline import (ANSWER_K, EVIDENCE_TOP, RANK_DEPTH, SystemAnswer, answer_from_chunks,
-                                      baseline_query, extend)
+    from eval.systems.offline import (
+        ANSWER_K,
+        EVIDENCE_TOP,
+        RANK_DEPTH,
+        SystemAnswer,
+        answer_from_chunks,
+        baseline_query,
+        extend,
+    )
 
     engine = run.engine()
     texts = [baseline_query(i["query"], run.hidden[i["id"]], oracle, engine) for i in run.instances]

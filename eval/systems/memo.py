@@ -20,9 +20,9 @@ import numpy as np
 
 from advisor import clock
 from advisor.retrieval import Retriever
-from advisor.retrieval.retriever import BatchSearcher, augmented, written_names
 from advisor.retrieval.profile import known_profile
 from advisor.retrieval.results import RetrievalResult
+from advisor.retrieval.retriever import BatchSearcher, augmented, written_names
 from serving.dialogue.engine import Advisor, DialogueSettings, ExtractiveAnswerer, LLMTasks
 
 

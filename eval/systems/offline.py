@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Mapping
 
-from eval.systems.simulate import converse
-from serving.answer.fallback import fallback_answer
-from serving.dialogue.baseline import profiled_query
-from serving.dialogue import templates
 from advisor.intents import TEMPLATE_ROUTES
 from advisor.retrieval.results import RetrievedChunk
+from eval.systems.simulate import converse
+from serving.answer.fallback import fallback_answer
+from serving.dialogue import templates
+from serving.dialogue.baseline import profiled_query
 
 ANSWER_K = 10  # chunks per retrieval, as served (the paper's 7 + 3)
 RANK_DEPTH = 50  # MRR / Recall@50 look this deep

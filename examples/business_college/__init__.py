@@ -15,7 +15,17 @@ from pathlib import Path
 from examples.site_kit.build import MANIFEST_NAME, SITE_DIR_NAME, SiteSummary, generate_site, write_site
 
 from . import (
-    college, dept_curriculum, dept_exam, dept_misc, dept_requirements, english, faq, haksa, legacy, notices, pdfs,
+    college,
+    dept_curriculum,
+    dept_exam,
+    dept_misc,
+    dept_requirements,
+    english,
+    faq,
+    haksa,
+    legacy,
+    notices,
+    pdfs,
     site_files,
 )
 from .catalog import DEPARTMENTS

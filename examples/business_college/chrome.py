@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime
 
-from examples.site_kit import markup, updated as stamp
+from examples.site_kit import markup
+from examples.site_kit import updated as stamp
 from examples.site_kit.markup import Markup, a, join, tag
 
 SITE_NAME = "새빛대학교 경영경제대학"

@@ -7,11 +7,11 @@ import datetime
 
 from examples.site_kit.markup import a
 
+from . import policies
 from .catalog import CAMPUS_KO
 from .chrome import bullets, para, table
 from .model import Output
 from .pages import Page
-from . import policies
 
 SOURCE = "college-pages"
 PAGES = (("greeting", "학장 인사말"), ("history", "연혁"), ("organization", "행정조직"), ("location", "오시는 길"),

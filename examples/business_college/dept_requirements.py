@@ -14,7 +14,8 @@ from .chrome import notes, para, table
 from .dept_common import SOURCE, campus_switch, crumbs, period_page, side_menu, year_selector
 from .model import Output
 from .pages import Page
-from .wording import campus as campus_word, cohort_cell, josa, pick, status
+from .wording import campus as campus_word
+from .wording import cohort_cell, josa, pick, status
 
 
 def _rows(req: Requirement, campus: str | None) -> list[list[str]]:

@@ -6,11 +6,11 @@ import datetime
 
 from examples.site_kit.markup import a
 
+from . import policies
 from .catalog import COURSES, DEPARTMENTS
 from .chrome import bullets, para, table
 from .model import Output, applies
 from .pages import Page
-from . import policies
 
 SOURCE = "english-pages"
 PAGES = (("index", "International Undergraduates"), ("admission", "Admission"), ("academics", "Academic Guide"),

@@ -8,11 +8,11 @@ from typing import Callable
 from examples.site_kit.faq import Entry
 from examples.site_kit.markup import Markup, join
 
+from . import policies
 from .catalog import CAMPUS_KO, DEPT, GE_CREDITS, PERIODS, TOTAL_CREDITS, periods_for, requirement
 from .chrome import bullets, para, table
 from .dept_misc import PROGRAMS, rule_values
 from .model import applies
-from . import policies
 from .wording import cohort, cohort_cell, josa, pick, rng_for
 
 
@@ -190,8 +190,8 @@ def department(code: str) -> Callable[[], list[Entry]]:
     """A department's own FAQ: the same questions on every department page, other answers."""
 
     def entries() -> list[Entry]:
-        from .dept_exam import EXAM_SUBJECTS, THESIS_MEETINGS
         from .catalog import revision_index
+        from .dept_exam import EXAM_SUBJECTS, THESIS_MEETINGS
 
         dept = DEPT[code]
         newest, older = periods_for(dept)[-1], periods_for(dept)[-2]

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import datetime
 
+from examples.site_kit.markup import a
+from examples.site_kit.updated import last_updated
+
+from . import policies
 from .catalog import DEPARTMENTS, GE_CREDITS, PERIODS, TOTAL_CREDITS, periods_for, requirement_pages
 from .chrome import bullets, notes, para, table
 from .dept_common import dept_path
 from .model import Output, applies
 from .pages import Page
-from . import policies
 from .wording import cohort_cell, levels, pick, status
-from examples.site_kit.markup import a
-from examples.site_kit.updated import last_updated
 
 SOURCE = "college-pages"
 HAKSA = ("학사안내", "/haksa/calendar.php")

@@ -11,9 +11,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import policies
 from .catalog import CAMPUS_KO
 from .model import SCHEMA, applies
-from . import policies
 from .wording import cohort, josa, levels, pick, status
 
 _WEEKDAYS = "월화수목금토일"

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from examples.site_kit.board import Post as BoardPost, postings_shown
+from examples.site_kit.board import Post as BoardPost
+from examples.site_kit.board import postings_shown
 from examples.site_kit.markup import Markup, a, join, tag
 
 from .chrome import bullets, para, table

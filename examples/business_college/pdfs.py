@@ -13,11 +13,11 @@ from examples.site_kit.pdf import grid, h2, page_break, title
 from examples.site_kit.pdf import para as p
 from examples.site_kit.pdf_style import load_pdf_style
 
+from . import policies
 from .catalog import CAMPUS_KO, DEPARTMENTS, GE_CREDITS, LAST_COHORT, PERIODS, TOTAL_CREDITS, curriculum, periods_for
 from .chrome import SITE_NAME, bullets, para
 from .model import SCHEMA, Output
 from .pages import Page
-from . import policies
 from .wording import cohort_cell, rng_for
 
 PDF_STYLE = load_pdf_style(Path(__file__).with_name("pdf_style.yaml"), author=SITE_NAME)

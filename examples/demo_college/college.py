@@ -7,18 +7,46 @@ import datetime
 from examples.site_kit.markup import Markup, a, h, join, p, section, table, ul
 from examples.site_kit.updated import last_updated
 
-from .catalog import DEPARTMENTS, FIRST_COHORT, LAST_COHORT, PERIODS, english_rule, periods_for
-from .catalog import CONVERGENCE_PROGRAM_CREDITS, GE_CREDITS, SECOND_MAJOR_CREDITS, TOTAL_CREDITS
+from .catalog import (
+    CONVERGENCE_PROGRAM_CREDITS,
+    DEPARTMENTS,
+    FIRST_COHORT,
+    GE_CREDITS,
+    LAST_COHORT,
+    PERIODS,
+    SECOND_MAJOR_CREDITS,
+    TOTAL_CREDITS,
+    english_rule,
+    periods_for,
+)
 from .dept_curriculum import graduation_path
 from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .phrasing import cohort, cohort_scope, grades, josa, pick, rng_for, status
 from .policies import (
-    CONVERGENCE_PROGRAMS, DOUBLE_MAJOR_MIN_GPA, FIELD_PRACTICE_ALLOWANCE, FIELD_PRACTICE_MAJOR_FROM,
-    FIELD_PRACTICE_TYPES, FRESHMAN_MAX_CREDITS, GE_AREA_NAMES, GE_CORE_AREAS, HONOURS_GPA,
-    INTERNATIONAL_EXIT_DAYS, INTERNATIONAL_MIN_GPA, LEAVE_LIMIT, LEAVE_WINDOWS, MAX_CREDITS,
-    MERIT_SCHOLARSHIP, RETAKE_CAP, RETURN_WINDOWS, RETURNING_MIN_GPA, RETURNING_SCHOLARSHIP_PCT,
-    STARTUP_LEAVE_SEMESTERS, TOPIK_SCHOLARSHIP, TRANSFER_SCHOLARSHIP_PCT, ge_required,
+    CONVERGENCE_PROGRAMS,
+    DOUBLE_MAJOR_MIN_GPA,
+    FIELD_PRACTICE_ALLOWANCE,
+    FIELD_PRACTICE_MAJOR_FROM,
+    FIELD_PRACTICE_TYPES,
+    FRESHMAN_MAX_CREDITS,
+    GE_AREA_NAMES,
+    GE_CORE_AREAS,
+    HONOURS_GPA,
+    INTERNATIONAL_EXIT_DAYS,
+    INTERNATIONAL_MIN_GPA,
+    LEAVE_LIMIT,
+    LEAVE_WINDOWS,
+    MAX_CREDITS,
+    MERIT_SCHOLARSHIP,
+    RETAKE_CAP,
+    RETURN_WINDOWS,
+    RETURNING_MIN_GPA,
+    RETURNING_SCHOLARSHIP_PCT,
+    STARTUP_LEAVE_SEMESTERS,
+    TOPIK_SCHOLARSHIP,
+    TRANSFER_SCHOLARSHIP_PCT,
+    ge_required,
 )
 
 SOURCE = "college-pages"

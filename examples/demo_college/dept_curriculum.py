@@ -11,8 +11,19 @@ import datetime
 from examples.site_kit.markup import Markup, a, h, join, p, section, table, ul
 
 from .catalog import (
-    MAJOR_TYPE_KO, MAJOR_TYPES, PERIODS, Course, Department, Period, changes, curriculum,
-    english_rule, name_in, periods_for, requirement, thesis_rule,
+    MAJOR_TYPE_KO,
+    MAJOR_TYPES,
+    PERIODS,
+    Course,
+    Department,
+    Period,
+    changes,
+    curriculum,
+    english_rule,
+    name_in,
+    periods_for,
+    requirement,
+    thesis_rule,
 )
 from .model import Output, Section, applies, narrow
 from .pages import add_page

@@ -11,8 +11,21 @@ from itertools import groupby
 from examples.site_kit.markup import a, h, join, p, section, table, tag, ul
 
 from .catalog import (
-    COURSES, DEPARTMENTS, FIRST_COHORT, LAST_COHORT, MAJOR_TYPES, PERIODS, SECOND_MAJOR_CREDITS,
-    TOPICS, Department, changes, curriculum, name_in, periods_for, requirement, thesis_rule,
+    COURSES,
+    DEPARTMENTS,
+    FIRST_COHORT,
+    LAST_COHORT,
+    MAJOR_TYPES,
+    PERIODS,
+    SECOND_MAJOR_CREDITS,
+    TOPICS,
+    Department,
+    changes,
+    curriculum,
+    name_in,
+    periods_for,
+    requirement,
+    thesis_rule,
 )
 from .dept_curriculum import SOURCE, curriculum_path, dept_crumbs, graduation_path
 from .dept_rules import RULE_PAGES, current_rule_file
@@ -21,8 +34,13 @@ from .pages import add_page
 from .people import CAREERS, GOALS, GREETING, INTRO, professors
 from .phrasing import cohort, cohort_scope, grades, josa, pick, rng_for, status
 from .policies import (
-    CONVERGENCE_PROGRAMS, DOUBLE_MAJOR_MIN_GPA, DOUBLE_MAJOR_QUOTA, FIELD_PRACTICE_ALLOWANCE,
-    FIELD_PRACTICE_MAJOR_CREDIT_CAP, FIELD_PRACTICE_MAJOR_FROM, FIELD_PRACTICE_TYPES,
+    CONVERGENCE_PROGRAMS,
+    DOUBLE_MAJOR_MIN_GPA,
+    DOUBLE_MAJOR_QUOTA,
+    FIELD_PRACTICE_ALLOWANCE,
+    FIELD_PRACTICE_MAJOR_CREDIT_CAP,
+    FIELD_PRACTICE_MAJOR_FROM,
+    FIELD_PRACTICE_TYPES,
     MERIT_SCHOLARSHIP,
 )
 

@@ -11,9 +11,9 @@ import datetime
 from examples.site_kit.markup import a, join, p, tag, ul
 
 from .catalog import DEPARTMENTS
+from .faq_entries import PAGES, Entry, department, shared
 from .layout import render
 from .model import Doc, Output
-from .faq_entries import PAGES, Entry, department, shared
 
 SOURCE = "faq"
 CRUMB = ("자주 묻는 질문", "/faq/")

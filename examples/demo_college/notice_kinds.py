@@ -16,8 +16,12 @@ from .catalog import DEPT, LAST_COHORT, period_of
 from .model import applies
 from .phrasing import cohort, dept_name, grades, josa, pick, status
 from .policies import (
-    FIELD_PRACTICE_ALLOWANCE, LEAVE_WINDOWS, RETURN_WINDOWS, RETURNING_SCHOLARSHIP_PCT,
-    TOPIK_SCHOLARSHIP, TRANSFER_SCHOLARSHIP_PCT,
+    FIELD_PRACTICE_ALLOWANCE,
+    LEAVE_WINDOWS,
+    RETURN_WINDOWS,
+    RETURNING_SCHOLARSHIP_PCT,
+    TOPIK_SCHOLARSHIP,
+    TRANSFER_SCHOLARSHIP_PCT,
 )
 
 _WEEKDAYS = "월화수목금토일"

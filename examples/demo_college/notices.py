@@ -9,7 +9,8 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from examples.site_kit.board import Post as BoardPost, postings_shown
+from examples.site_kit.board import Post as BoardPost
+from examples.site_kit.board import postings_shown
 from examples.site_kit.markup import Markup, a, h, join, p, section, table, tag, ul
 
 from .layout import render

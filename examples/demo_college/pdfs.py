@@ -15,19 +15,49 @@ from examples.site_kit.pdf import bullets, grid, h1, h2, page_break, para, title
 from examples.site_kit.pdf_style import load_pdf_style
 
 from .catalog import (
-    CONVERGENCE_PROGRAM_CREDITS, DEPARTMENTS, FIRST_COHORT, GE_CREDITS, LAST_COHORT, MAJOR_TYPE_KO,
-    MAJOR_TYPES, PERIODS, SECOND_MAJOR_CREDITS, TOTAL_CREDITS, curriculum, english_rule, period_of,
-    periods_for, requirement, thesis_rule,
+    CONVERGENCE_PROGRAM_CREDITS,
+    DEPARTMENTS,
+    FIRST_COHORT,
+    GE_CREDITS,
+    LAST_COHORT,
+    MAJOR_TYPE_KO,
+    MAJOR_TYPES,
+    PERIODS,
+    SECOND_MAJOR_CREDITS,
+    TOTAL_CREDITS,
+    curriculum,
+    english_rule,
+    period_of,
+    periods_for,
+    requirement,
+    thesis_rule,
 )
 from .layout import SITE_NAME, render
 from .model import SCHEMA, Output
 from .phrasing import cohort, cohort_scope, rng_for
 from .policies import (
-    CONVERGENCE_PROGRAMS, DOUBLE_MAJOR_MIN_GPA, FIELD_PRACTICE_ALLOWANCE, FIELD_PRACTICE_MAJOR_CREDIT_CAP,
-    FIELD_PRACTICE_MAJOR_FROM, FIELD_PRACTICE_TYPES, FRESHMAN_MAX_CREDITS, HONOURS_GPA,
-    INTERNATIONAL_EXIT_DAYS, INTERNATIONAL_MIN_GPA, LEAVE_LIMIT, LEAVE_WINDOWS, MAX_CREDITS,
-    MERIT_SCHOLARSHIP, RETAKE_CAP, RETURN_WINDOWS, RETURNING_MIN_GPA, RETURNING_SCHOLARSHIP_PCT,
-    STARTUP_LEAVE_SEMESTERS, TOPIK_SCHOLARSHIP, TRANSFER_SCHOLARSHIP_PCT, ge_required,
+    CONVERGENCE_PROGRAMS,
+    DOUBLE_MAJOR_MIN_GPA,
+    FIELD_PRACTICE_ALLOWANCE,
+    FIELD_PRACTICE_MAJOR_CREDIT_CAP,
+    FIELD_PRACTICE_MAJOR_FROM,
+    FIELD_PRACTICE_TYPES,
+    FRESHMAN_MAX_CREDITS,
+    HONOURS_GPA,
+    INTERNATIONAL_EXIT_DAYS,
+    INTERNATIONAL_MIN_GPA,
+    LEAVE_LIMIT,
+    LEAVE_WINDOWS,
+    MAX_CREDITS,
+    MERIT_SCHOLARSHIP,
+    RETAKE_CAP,
+    RETURN_WINDOWS,
+    RETURNING_MIN_GPA,
+    RETURNING_SCHOLARSHIP_PCT,
+    STARTUP_LEAVE_SEMESTERS,
+    TOPIK_SCHOLARSHIP,
+    TRANSFER_SCHOLARSHIP_PCT,
+    ge_required,
 )
 
 PDF_STYLE = load_pdf_style(Path(__file__).with_name("pdf_style.yaml"), author=SITE_NAME)

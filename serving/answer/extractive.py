@@ -26,8 +26,17 @@ from advisor.ingest import rows as row_format  # the cleaned text's row format
 from advisor.language import alternation, words
 from advisor.retrieval import RetrievedChunk, conflicts
 from serving.answer.language import language_of, material_note, sources_say
-from serving.answer.units import (ComposedAnswer, Unit, header_cells, is_row, marker, readable, row_cells,
-                                  split_units, strip_bullet)
+from serving.answer.units import (
+    ComposedAnswer,
+    Unit,
+    header_cells,
+    is_row,
+    marker,
+    readable,
+    row_cells,
+    split_units,
+    strip_bullet,
+)
 
 Tokenize = Callable[[list[str]], list[list[str]]]
 SplitSentences = Callable[[str], list[str]]

@@ -43,6 +43,7 @@ from advisor.faq.store import FAQ_KIND
 from advisor.index.layout import FAQ_DIR, SERVING_FILE
 from advisor.index.sources import UNKNOWN_DATES, SourceDates, SourceSnapshots, load_source_dates, load_sources
 from advisor.index.store import IndexBuild, latest_build_dir, load_build
+from advisor.intents import TEMPLATE_ROUTES, intent_of
 from advisor.message_limit import MAX_MESSAGE_CHARS
 from advisor.retrieval import Retriever, params_from
 from advisor.retrieval.results import RetrievalResult
@@ -53,11 +54,10 @@ from serving.dialogue.assembly import in_english, label_variants, pending_trace,
 from serving.dialogue.evidence import evidence_attributes, select_evidence
 from serving.dialogue.profiling import DialogueInputError, StatedValues
 from serving.dialogue.router import IntentRouter
-from advisor.intents import TEMPLATE_ROUTES, intent_of
 from serving.dialogue.session import Pending, Session
 from serving.dialogue.tiers.documents import DocumentsTier
-from serving.dialogue.tiers.faq import FAQTier
 from serving.dialogue.tiers.fallback import FallbackTier
+from serving.dialogue.tiers.faq import FAQTier
 from serving.dialogue.turn import Ask, Turn
 from serving.dialogue.types import Reply
 from serving.dialogue.understanding import UNSPACED_SYLLABLES, MessageReader

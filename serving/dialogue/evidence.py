@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from advisor.index import fields
+from advisor.retrieval.results import RetrievedChunk
 from serving.dialogue.profiling import limited_in
 from serving.dialogue.session import Session
-from advisor.retrieval.results import RetrievedChunk
 
 EVIDENCE_CHUNKS = 3  # what the answer is written from and cited
 

@@ -25,10 +25,10 @@ from advisor.annotation.model import ChunkContext
 from advisor.annotation.rules import RulesAnnotator
 from advisor.config import InstitutionConfig
 from advisor.index import fields
+from advisor.retrieval.results import RetrievedChunk
 from serving.dialogue.caching import method_cache
 from serving.dialogue.session import Session
 from serving.dialogue.types import Option, Question
-from advisor.retrieval.results import RetrievedChunk
 
 
 class DialogueInputError(ValueError):

@@ -17,8 +17,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from serving.api.sessions.base import (MEMORY, REDIS_SCHEMES, SESSION_ID, SessionEntry, SessionStore, SessionStoreError,
-                                       SessionStoreUnavailable, new_session_id)
+from serving.api.sessions.base import (
+    MEMORY,
+    REDIS_SCHEMES,
+    SESSION_ID,
+    SessionEntry,
+    SessionStore,
+    SessionStoreError,
+    SessionStoreUnavailable,
+    new_session_id,
+)
 from serving.api.sessions.memory import MemorySessionStore
 
 

@@ -27,8 +27,13 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from serving.api.sessions.base import (SESSION_ID, SessionEntry, SessionStoreError, SessionStoreUnavailable,
-                                       new_session_id)
+from serving.api.sessions.base import (
+    SESSION_ID,
+    SessionEntry,
+    SessionStoreError,
+    SessionStoreUnavailable,
+    new_session_id,
+)
 from serving.dialogue.session import Session
 
 log = logging.getLogger("serving.api.sessions")

@@ -6,10 +6,10 @@ from __future__ import annotations
 from advisor.index import fields
 from serving.answer.language import reply_language
 from serving.dialogue import variants
+from serving.dialogue.tiers.documents import DocumentsTier
 from serving.dialogue.turn import Turn
 from serving.dialogue.types import Reply
 from serving.dialogue.understanding import MessageReader
-from serving.dialogue.tiers.documents import DocumentsTier
 
 
 class FallbackTier:
