@@ -173,8 +173,6 @@ def ask(args: argparse.Namespace) -> int:
 # --- advisor eval ------------------------------------------------------------------------------
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-LOCKED_HINT = ("the lakehouse is locked by another process (a running pipeline, or a DuckDB session "
-               "writing to it); try again when it has finished")
 
 
 class _EvalError(Exception):
@@ -197,16 +195,12 @@ def _names(value: str | None, allowed: tuple[str, ...], option: str) -> tuple[st
 
 def _lakehouse(warehouse: Path):
     """The lakehouse opened read-write, or a clear error when another process holds its lock."""
-    import duckdb
-
-    from advisor.lakehouse import connect
+    from advisor.lakehouse import LakehouseUnavailable, open_lakehouse
 
     try:
-        return connect(warehouse)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise _EvalError(EXIT_FAILED, f"{warehouse}: {LOCKED_HINT}") from None
-        raise
+        return open_lakehouse(warehouse, read_only=False)
+    except LakehouseUnavailable as exc:
+        raise _EvalError(EXIT_FAILED, str(exc)) from None
 
 
 def evaluate(args: argparse.Namespace) -> int:

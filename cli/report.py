@@ -28,20 +28,12 @@ class ReportError(Exception):
 
 
 def _open_lakehouse(warehouse: Path):
-    import duckdb
+    from advisor.lakehouse import LakehouseUnavailable, open_lakehouse
 
-    from advisor.lakehouse import LAKEHOUSE_FILE
-
-    path = warehouse / LAKEHOUSE_FILE
-    if not path.is_file():
-        raise ReportError(EXIT_BAD_INPUT, f"no lakehouse at {path}: run `advisor materialize` first")
     try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise ReportError(EXIT_FAILED, f"{path} is locked by another process (a running pipeline); try again "
-                                           "when it has finished") from None
-        raise
+        return open_lakehouse(warehouse)
+    except LakehouseUnavailable as exc:
+        raise ReportError(EXIT_BAD_INPUT if exc.missing else EXIT_FAILED, str(exc)) from None
 
 
 def _run(con, run_id: str | None, warehouse: Path) -> dict:

@@ -271,3 +271,30 @@ def test_a_lakehouse_made_before_the_sweep_recorded_faq_recall_gains_the_column(
                     "0.7 AS faq_recall")
     with connect(tmp_path) as con:  # opening again changes nothing
         assert con.execute("SELECT faq_recall FROM faq_threshold_sweep ORDER BY build_id").fetchall() == [(None,), (0.7,)]
+
+
+def test_a_command_opening_the_lakehouse_gets_one_clear_error_missing_or_locked(tmp_path):
+    """advisor/lakehouse.open_lakehouse is the one opener of `advisor eval`, `advisor report` and the
+    README's results: nothing to read yet, and another process holding DuckDB's lock, each say what
+    to do (the command picks its exit code from `missing`)."""
+    import subprocess
+    import sys
+
+    from advisor.lakehouse import LAKEHOUSE_FILE, LakehouseUnavailable, connect, open_lakehouse
+
+    with pytest.raises(LakehouseUnavailable, match="run `advisor materialize` first") as missing:
+        open_lakehouse(tmp_path / "empty")
+    assert missing.value.missing and not (tmp_path / "empty").exists()  # reading makes no warehouse up
+    connect(tmp_path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
+         "sys.stdin.readline()", str(tmp_path / LAKEHOUSE_FILE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        for read_only in (True, False):
+            with pytest.raises(LakehouseUnavailable, match="locked by another process") as locked:
+                open_lakehouse(tmp_path, read_only=read_only)
+            assert not locked.value.missing
+    finally:
+        holder.communicate("\n", timeout=30)
+    open_lakehouse(tmp_path).close()  # free again

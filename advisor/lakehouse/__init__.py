@@ -360,6 +360,32 @@ CREATE TABLE IF NOT EXISTS usage_clusters (    -- unanswered and low-score quest
 """
 
 
+class LakehouseUnavailable(Exception):
+    """The lakehouse could not be opened: `missing` (nothing materialized into this warehouse yet)
+    or locked by another process. Its message says what to do; each command picks its exit code."""
+
+    def __init__(self, message: str, missing: bool):
+        super().__init__(message)
+        self.missing = missing
+
+
+def open_lakehouse(warehouse: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """`connect`, for a command: a clear LakehouseUnavailable when there is none to read yet or
+    another process holds its lock (DuckDB allows one writer, and no reader beside it), instead of
+    an empty lakehouse made up or DuckDB's own error."""
+    path = Path(warehouse) / LAKEHOUSE_FILE
+    if read_only and not path.is_file():
+        raise LakehouseUnavailable(f"no lakehouse at {path}: run `advisor materialize` first", missing=True)
+    try:
+        return connect(warehouse, read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise LakehouseUnavailable(f"{path} is locked by another process (a running pipeline, or a DuckDB "
+                                       "session writing to it); try again when it has finished",
+                                       missing=False) from None
+        raise
+
+
 def connect(warehouse: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     warehouse = Path(warehouse)
     warehouse.mkdir(parents=True, exist_ok=True)

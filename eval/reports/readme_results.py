@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from advisor.lakehouse import LAKEHOUSE_FILE
+from advisor.lakehouse import LakehouseUnavailable, open_lakehouse
 from advisor.settings import warehouse_path
 from eval import store
 from eval.reports.report import table1, table1_caption
@@ -37,14 +37,10 @@ class ResultsError(Exception):
 
 
 def _open(warehouse: Path) -> duckdb.DuckDBPyConnection:
-    path = warehouse / LAKEHOUSE_FILE
-    if not path.is_file():
-        raise ResultsError(EXIT_FAILED, f"no lakehouse at {path}: run `advisor materialize` first")
     try:
-        return duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as exc:
-        raise ResultsError(EXIT_FAILED, f"{path}: cannot open read-only ({exc}); try again when the pipeline "
-                                        "writing to it has finished") from None
+        return open_lakehouse(warehouse)
+    except LakehouseUnavailable as exc:
+        raise ResultsError(EXIT_FAILED, str(exc)) from None
 
 
 def _asset_run(con: duckdb.DuckDBPyConnection) -> str | None:
