@@ -27,9 +27,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+# the answer tiers a `tiered` system's aggregate shares out: the dialogue's own (a stdlib-only module)
+from serving.dialogue.types import TIERS as TIERS
+
 DEPLOYMENT, DONT_KNOW, ORACLE = "deployment", "deployment-dont-know", "oracle"
 SETTINGS = (DEPLOYMENT, DONT_KNOW, ORACLE)
-TIERS = ("template", "faq", "documents", "fallback")  # the answer tiers a `tiered` system's aggregate shares out
 
 SKIPPED_NO_LLM = "needs an LLM; none configured"
 SKIPPED_NEEDS_PROFILE = "needs the profile up front: oracle setting only"
