@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from advisor.config import DEMO_CONFIG_PATH
-from eval.sets.build import BUSINESS_CONFIG_PATH, config_on_port
+from eval.sets.build import BUSINESS_CONFIG_PATH, config_copy_path, config_on_port
 
 # the `openai_server` fixture (a real OpenAI-compatible HTTP server on 127.0.0.1) for every test module
 pytest_plugins = ["tests.openai_server"]
@@ -83,7 +83,7 @@ class BackgroundBuild:
         self.kept = kept is not None
         self.directory = Path(kept) / name if self.kept else Path(tempfile.mkdtemp(prefix=f"advisor-{name}-"))
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.config_path = self.directory / f"{Path(config_source).parent.name}.yaml"
+        self.config_path = config_copy_path(config_source, self.directory)  # written by `_build`
         self._config_source = config_source
         self.warehouse = self.directory / "warehouse"
         self.log = self.directory / "materialize.log"

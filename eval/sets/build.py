@@ -24,6 +24,11 @@ class UnknownSet(ValueError):
     """A set named after no institution this module can build."""
 
 
+def config_copy_path(config_path: Path, directory: Path) -> Path:
+    """Where `config_on_port` writes a bundled college's config in `directory`."""
+    return Path(directory) / f"{Path(config_path).parent.name}.yaml"
+
+
 def config_on_port(config_path: Path, directory: Path, port: int, max_pages: int | None = None) -> Path:
     """A bundled college's own config written into `directory`, its loopback site moved to `port`
     (and each source capped at `max_pages`)."""
@@ -42,7 +47,7 @@ def config_on_port(config_path: Path, directory: Path, port: int, max_pages: int
     if max_pages is not None:
         for source in config["sources"]:
             source["max_pages"] = max_pages
-    path = Path(directory) / f"{Path(config_path).parent.name}.yaml"
+    path = config_copy_path(config_path, directory)
     path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
 
