@@ -5,6 +5,7 @@ log on from the institution config. The privacy canary is tests/test_privacy_can
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import date, datetime, timezone
 
 import httpx
@@ -12,8 +13,9 @@ import pytest
 
 from advisor.usage.logfiles import read_records
 from serving.api import AdvisorHolder, ServingSettings, create_app
+from serving.api import usage as usage_module
 from serving.api.scrub import scrub
-from serving.api.usage import UsageRecorder
+from serving.api.usage import FeedbackRequest, UsageRecorder
 from tests.fake_advisor import FakeAdvisor, running_server
 
 NEEDS_PROFILE = "졸업하려면 몇 학점 들어야 해요? 제 번호는 010-4821-7395예요"
@@ -87,29 +89,31 @@ def test_the_score_is_the_answering_tiers_own_top_score():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """A server on a fake advisor with the usage log on: (client, usage folder)."""
+    """A server on a fake advisor with the usage log on: (client, its records); `records(kind)`
+    waits for the writer thread first."""
     usage = tmp_path_factory.mktemp("usage")
     advisor = FakeAdvisor("build-log")
     holder = AdvisorHolder(lambda: advisor)
     holder.refresh()
     app = create_app(holder, ServingSettings(usage_dir=str(usage), rate_per_minute=0))
     with running_server(app) as base, httpx.Client(base_url=base, timeout=30) as client:
-        yield client, usage
+        yield client, lambda kind: records(usage, kind, app.state.usage.flush)
 
 
-def records(usage, kind):
+def records(usage, kind, flush=lambda: None):
+    flush()
     return list(read_records(usage, kind))
 
 
 def test_each_answer_gets_one_scrubbed_record_without_profile_or_session(server):
-    client, usage = server
-    before = len(records(usage, "questions"))
+    client, written_records = server
+    before = len(written_records("questions"))
     ask = client.post("/v1/chat", json={"message": NEEDS_PROFILE}).json()
     assert ask["type"] == "ask" and "answer_id" not in ask
-    assert len(records(usage, "questions")) == before  # an "ask" reply is no answer
+    assert len(written_records("questions")) == before  # an "ask" reply is no answer
     answer = client.post("/v1/chat", json={"session_id": ask["session_id"], "profile": PROFILE}).json()
     assert answer["type"] == "answer" and len(answer["answer_id"]) == 32
-    written = records(usage, "questions")[before:]
+    written = written_records("questions")[before:]
     assert len(written) == 1
     record = written[0]
     assert record["answer_id"] == answer["answer_id"]
@@ -124,16 +128,16 @@ def test_each_answer_gets_one_scrubbed_record_without_profile_or_session(server)
 
     again = client.post("/v1/chat", json={"message": "휴학은 어떻게 해요?"}).json()
     assert again["answer_id"] != answer["answer_id"]
-    assert [r["answer_id"] for r in records(usage, "questions")[before:]] == [answer["answer_id"], again["answer_id"]]
+    assert [r["answer_id"] for r in written_records("questions")[before:]] == [answer["answer_id"], again["answer_id"]]
 
 
 def test_feedback_is_stored_without_anything_about_the_student(server):
-    client, usage = server
+    client, written_records = server
     answer_id = client.post("/v1/chat", json={"message": "장학금 있나요?"}).json()["answer_id"]
     response = client.post("/v1/feedback", json={"answer_id": answer_id, "helpful": False, "reason": "outdated"})
     assert response.status_code == 204 and response.content == b""
     assert client.post("/v1/feedback", json={"answer_id": answer_id, "helpful": True}).status_code == 204
-    stored = [{k: v for k, v in r.items() if k not in ("hour", "day")} for r in records(usage, "feedback")[-2:]]
+    stored = [{k: v for k, v in r.items() if k not in ("hour", "day")} for r in written_records("feedback")[-2:]]
     assert stored == [{"answer_id": answer_id, "helpful": False, "reason": "outdated"},
                       {"answer_id": answer_id, "helpful": True, "reason": None}]
 
@@ -147,12 +151,12 @@ def test_feedback_is_stored_without_anything_about_the_student(server):
     ({"answer_id": "a" * 32, "helpful": False, "session_id": "x"}, "session_id"),
 ])
 def test_a_bad_feedback_body_gets_422_naming_the_field(server, body, field):
-    client, usage = server
-    before = len(records(usage, "feedback"))
+    client, written_records = server
+    before = len(written_records("feedback"))
     response = client.post("/v1/feedback", json=body)
     assert response.status_code == 422 and response.headers["content-type"].startswith("application/json")
     assert response.json()["error"]["field"] == field
-    assert len(records(usage, "feedback")) == before
+    assert len(written_records("feedback")) == before
 
 
 def test_feedback_is_in_the_openapi_contract(server):
@@ -193,6 +197,33 @@ def test_a_failing_writer_never_fails_the_answer_and_warns_once_by_type(tmp_path
     assert "kim@example.com" not in warnings[0] and str(blocker) not in warnings[0]
 
 
+def test_an_answer_never_waits_for_the_disk_and_a_full_queue_drops_records_instead(tmp_path, monkeypatch, caplog):
+    """The writer thread appends; the request's thread only queues. A disk that stalls holds up no
+    feedback call, and past the queue's limit records are dropped (said once), not piled up."""
+    monkeypatch.setattr(usage_module, "QUEUE_LIMIT", 3)
+    recorder = UsageRecorder(tmp_path / "usage")
+    disk, writing = threading.Event(), threading.Event()
+    append_many = recorder.log.append_many
+
+    def stalled(kind, records):
+        writing.set()
+        disk.wait(30)
+        append_many(kind, records)
+
+    monkeypatch.setattr(recorder.log, "append_many", stalled)
+    body = FeedbackRequest(answer_id="c" * 32, helpful=False, reason="unclear")
+    recorder.feedback(body)
+    assert writing.wait(10)  # the writer holds the first record, stalled on the disk
+    with caplog.at_level(logging.WARNING, logger="serving.api.usage"):
+        for _ in range(6):
+            recorder.feedback(body)  # returns at once: 3 queue up, 3 are dropped
+    assert [r.getMessage() for r in caplog.records].count(
+        "usage log: a record could not be written (Full); answers go on, this is said once") == 1
+    disk.set()
+    recorder.flush()
+    assert len(records(tmp_path / "usage", "feedback")) == 4
+
+
 def test_day_folders_past_the_retention_are_pruned_at_start_and_once_a_day(tmp_path):
     usage = tmp_path / "usage"
     for day in ("2026-09-01", "2026-11-30", "2026-12-01"):
@@ -202,9 +233,8 @@ def test_day_folders_past_the_retention_are_pruned_at_start_and_once_a_day(tmp_p
     assert sorted(p.name for p in (usage / "questions").iterdir()) == ["2026-12-01"]
     clock["now"] = datetime(2026, 12, 8, 0, 5, tzinfo=timezone.utc)  # the next day: its first write prunes
     recorder.log.append("feedback", {"x": 1}, datetime(2026, 12, 1, tzinfo=timezone.utc))
-    from serving.api.usage import FeedbackRequest
-
     recorder.feedback(FeedbackRequest(answer_id="b" * 32, helpful=True))
+    recorder.flush()
     assert not (usage / "questions" / "2026-12-01").exists() and not (usage / "feedback" / "2026-12-01").exists()
     assert [p.name for p in (usage / "feedback").iterdir()] == [date(2026, 12, 8).isoformat()]
 

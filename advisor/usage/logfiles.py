@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -41,19 +41,26 @@ class UsageLog:
         self._lock = threading.Lock()  # the threads of one worker share its file
 
     def append(self, kind: str, record: dict, now: datetime | None = None) -> None:
+        self.append_many(kind, [(record, now or datetime.now(timezone.utc))])
+
+    def append_many(self, kind: str, records: Iterable[tuple[dict, datetime]]) -> None:
+        """Appends (record, when) pairs: one `write` per day file, so a batch costs one open."""
         if kind not in KINDS:
             raise ValueError(f"unknown usage record kind {kind!r} (one of {', '.join(KINDS)})")
-        now = now or datetime.now(timezone.utc)
-        day = now.astimezone(timezone.utc).date().isoformat()
-        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        path = self.root / kind / day / f"{self.worker}.jsonl"
+        by_day: dict[str, list[bytes]] = {}
+        for record, now in records:
+            day = now.astimezone(timezone.utc).date().isoformat()
+            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+            by_day.setdefault(day, []).append(line.encode("utf-8"))
         with self._lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-            try:
-                os.write(descriptor, line)
-            finally:
-                os.close(descriptor)
+            for day, lines in by_day.items():
+                path = self.root / kind / day / f"{self.worker}.jsonl"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+                try:
+                    os.write(descriptor, b"".join(lines))
+                finally:
+                    os.close(descriptor)
 
     def prune(self, retention_days: int, today: date | None = None) -> list[Path]:
         """Delete the day folders older than `retention_days` (every kind); returns what went."""

@@ -59,12 +59,13 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
     install_access_log_redaction()
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI):
+    async def lifespan(running: FastAPI):
         holder.start()
         try:
             yield
         finally:
             holder.stop()
+            running.state.usage.flush()  # the last answers' records reach the disk before the process ends
 
     app = _GuardedFastAPI(
         outer=lambda inner: LastResort(SecurityHeaders(inner, source_origins=lambda: _source_origins(holder))),
