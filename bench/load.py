@@ -19,11 +19,13 @@ noisy: compare within a run).
 Targets (issue 13): p95 < 200 ms at 32 clients for template and FAQ answers, < 500 ms for
 retrieval answers.
 
-`--log-ratio` (issue 27) starts two servers on the same warehouse, one with the question log on
-(`usage: question_log: true`, records under <warehouse>/usage: run it on a copy) and one with it
-off, and sends each level to both in alternating rounds (off, on, on, off: a drift of the machine
-falls on both), then prints p95 per kind for each and the ratio on / off. Target: at most 1.05 at
-32 clients.
+`--log-ratio` (issue 27) starts pairs of servers on the same warehouse, one with the question log
+on (`usage: question_log: true`, records under <warehouse>/usage: run it on a copy) and one with
+it off, a fresh pair per block, and sends each level to both in alternating rounds (off, on, on,
+off: a drift of the machine falls on both), then prints p95 per kind for each and the ratio on /
+off, with a 95 % interval (rounds resampled), and a row for the three kinds pooled (the chat
+endpoint as a whole). `--control` gives the "on" server the log off too: the ratios of no
+difference. Target: at most 1.05 at 32 clients.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -55,7 +58,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _config_with_log(config: str | None, question_log: bool, directory: Path) -> str:
+def _config_with_log(config: str | None, question_log: bool, directory: Path, name: str) -> str:
     """A copy of the institution config (the default one when None) with the question log on or off."""
     import yaml
 
@@ -65,7 +68,7 @@ def _config_with_log(config: str | None, question_log: bool, directory: Path) ->
     source = Path(config_path(config) or DEMO_CONFIG_PATH)
     data = yaml.safe_load(source.read_text(encoding="utf-8"))
     data.setdefault("usage", {})["question_log"] = question_log
-    path = directory / f"{source.stem}.log-{'on' if question_log else 'off'}.yaml"
+    path = directory / f"{source.stem}.{name}.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return str(path)
 
@@ -242,41 +245,76 @@ def _p(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _log_ratio(bases: dict[str, str], kinds: dict[str, list[str]], levels: list[int], requests: int,
-               blocks: int = 1) -> list[dict]:
-    """Each kind and level sent to the server with the log off and the one with it on, in `blocks`
-    blocks of rounds off, on, on, off (`requests` per server in all); p50 and p95 of each, and
-    p95 on / off. More blocks: shorter rounds, so a machine whose load comes and goes (other jobs)
-    weighs on both servers alike."""
-    rows = []
-    for kind, messages in kinds.items():
-        for base in bases.values():
-            _level(base, messages[:1], 2, 6)  # warm both alike
-        for clients in levels:
-            times: dict[str, list[float]] = {"off": [], "on": []}
-            tiers: dict[str, int] = {}
-            share = max(requests // (2 * blocks), clients)
-            for mode in ("off", "on", "on", "off") * blocks:
-                seconds, answered = _level(bases[mode], messages, clients, share)
-                times[mode] += seconds
-                for tier, count in answered.items():
-                    tiers[tier] = tiers.get(tier, 0) + count
-            p95 = {mode: _p(times[mode], 95) * 1000 for mode in times}
-            rows.append({"kind": kind, "clients": clients, "requests_each": len(times["on"]),
-                         "p50_off_ms": round(_p(times["off"], 50) * 1000, 1),
-                         "p50_on_ms": round(_p(times["on"], 50) * 1000, 1),
-                         "p95_off_ms": round(p95["off"], 1), "p95_on_ms": round(p95["on"], 1),
-                         "p95_on_vs_off": round(p95["on"] / p95["off"], 3), "tiers": tiers})
+def _log_ratio(start_pair: Callable[[], tuple[dict[str, str], dict[str, list[str]], Callable[[], None]]],
+               levels: list[int], requests: int, blocks: int = 1) -> list[dict]:
+    """Each kind and level sent to a server with the log off and one with it on, in `blocks` blocks
+    of rounds off, on, on, off (`requests` per server in all); p50 and p95 of each, and p95 on /
+    off. Each block starts a fresh pair of servers (`start_pair`): with one pair serving every
+    round, a server process's own luck (what its memory and caches hold) moved the ratio of one run
+    by up to 30 % either way, on any kind; fresh pairs make that luck fall on both sides alike. More
+    blocks: shorter rounds, so a machine whose load comes and goes weighs on both alike."""
+    rounds: dict[tuple[str, int], dict[str, list[list[float]]]] = {}
+    tiers: dict[tuple[str, int], dict[str, int]] = {}
+    for _ in range(blocks):
+        bases, kinds, stop = start_pair()
+        try:
+            for kind, messages in kinds.items():
+                for base in bases.values():
+                    _level(base, messages[:1], 2, 6)  # warm both alike
+                for clients in levels:
+                    share = max(requests // (2 * blocks), clients)
+                    for mode in ("off", "on", "on", "off"):
+                        seconds, answered = _level(bases[mode], messages, clients, share)
+                        rounds.setdefault((kind, clients), {"off": [], "on": []})[mode].append(seconds)
+                        counts = tiers.setdefault((kind, clients), {})
+                        for tier, count in answered.items():
+                            counts[tier] = counts.get(tier, 0) + count
+        finally:
+            stop()
+    rows = [_ratio_row(kind, clients, by_mode, tiers[kind, clients]) for (kind, clients), by_mode in rounds.items()]
+    for clients in levels:  # the chat endpoint as a whole: the three kinds in equal numbers
+        pooled = {mode: [r for (_, level), by_mode in rounds.items() if level == clients for r in by_mode[mode]]
+                  for mode in ("off", "on")}
+        rows.append(_ratio_row("all three", clients, pooled, {}))
     return rows
 
 
+def _ratio_row(kind: str, clients: int, rounds: dict[str, list[list[float]]], tiers: dict[str, int]) -> dict:
+    times = {mode: [t for one in by_round for t in one] for mode, by_round in rounds.items()}
+    p95 = {mode: _p(times[mode], 95) * 1000 for mode in times}
+    low, high = _ratio_interval(rounds["off"], rounds["on"])
+    return {"kind": kind, "clients": clients, "requests_each": len(times["on"]),
+            "p50_off_ms": round(_p(times["off"], 50) * 1000, 1), "p50_on_ms": round(_p(times["on"], 50) * 1000, 1),
+            "p95_off_ms": round(p95["off"], 1), "p95_on_ms": round(p95["on"], 1),
+            "p95_on_vs_off": round(p95["on"] / p95["off"], 3), "interval_95": [low, high], "tiers": tiers}
+
+
+def _ratio_interval(off: list[list[float]], on: list[list[float]], draws: int = 2000) -> tuple[float, float]:
+    """A 95 % bootstrap interval of p95(on) / p95(off), resampling whole rounds (the times of one
+    round share the machine's state of that moment, so they are not independent draws): how far
+    one run's ratio can be from the machine's."""
+    import numpy as np
+
+    generator = np.random.default_rng(0)
+
+    def p95_of_a_resample(by_round: list[list[float]]) -> float:
+        picked = generator.integers(0, len(by_round), len(by_round))
+        return float(np.percentile(np.concatenate([by_round[i] for i in picked]), 95))
+
+    ratios = [p95_of_a_resample(on) / p95_of_a_resample(off) for _ in range(draws)]
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return round(float(low), 3), round(float(high), 3)
+
+
 def _print_log_ratio(rows: list[dict]) -> None:
-    print("| kind | clients | requests each | p50 off ms | p50 on ms | p95 off ms | p95 on ms | p95 on / off | answered by |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| kind | clients | requests each | p50 off ms | p50 on ms | p95 off ms | p95 on ms | p95 on / off "
+          "| 95 % interval | answered by |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for row in rows:
         tiers = ", ".join(f"{tier} {count}" for tier, count in sorted(row["tiers"].items()))
+        low, high = row["interval_95"]
         print(f"| {row['kind']} | {row['clients']} | {row['requests_each']} | {row['p50_off_ms']} | {row['p50_on_ms']} | "
-              f"{row['p95_off_ms']} | {row['p95_on_ms']} | {row['p95_on_vs_off']} | {tiers} |")
+              f"{row['p95_off_ms']} | {row['p95_on_ms']} | {row['p95_on_vs_off']} | {low}-{high} | {tiers} |")
 
 
 def main() -> None:
@@ -286,12 +324,14 @@ def main() -> None:
     parser.add_argument("--url", help="a running server instead of starting one")
     parser.add_argument("--levels", default="1,8,32")
     parser.add_argument("--blocks", type=int, default=1,
-                        help="--log-ratio: blocks of rounds off, on, on, off (more: shorter rounds, for a busy machine)")
+                        help="--log-ratio: blocks of rounds off, on, on, off, each on a fresh pair of servers")
     parser.add_argument("--requests", type=int, default=120, help="conversations per kind and level")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--session-store", default=None, help="redis://... (needed for --workers > 1)")
     parser.add_argument("--log-ratio", action="store_true",
                         help="the question log on against off: two servers, p95 of each and their ratio")
+    parser.add_argument("--control", action="store_true",
+                        help="--log-ratio with the log off on both servers: the ratio the bench gives for no difference")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     from advisor.settings import warehouse_path
@@ -349,25 +389,37 @@ def _main_log_ratio(args) -> None:
     import tempfile
 
     if args.url:
-        raise SystemExit("--log-ratio starts its own two servers: leave out --url")
+        raise SystemExit("--log-ratio starts its own servers: leave out --url")
     warehouse = Path(args.warehouse)
-    processes = {}
     with tempfile.TemporaryDirectory(prefix="load-log-") as directory:
-        try:
-            bases = {}
-            for mode in ("off", "on"):
-                config = _config_with_log(args.config, mode == "on", Path(directory))
-                processes[mode], bases[mode] = _start_server(warehouse, config, args.workers, args.session_store)
-            kinds = _kinds(bases["off"], warehouse)
-            # the same history on both: the engine caches what it read of recent messages, so the
-            # server that did not answer the search for document questions would start colder
-            _document_questions(bases["on"], warehouse)
-            rows = _log_ratio(bases, kinds, [int(n) for n in args.levels.split(",")], args.requests, args.blocks)
-        finally:
-            for process in processes.values():
-                process.terminate()
-                process.wait(30)
-    print(f"two servers on {warehouse} (workers: {args.workers} each), the question log off and on; usage records "
+        # --control: the "on" server has the log off too, so the ratio shows the bench's own noise
+        configs = {mode: _config_with_log(args.config, mode == "on" and not args.control, Path(directory), mode)
+                   for mode in ("off", "on")}
+
+        def start_pair():
+            processes, bases = {}, {}
+
+            def stop() -> None:
+                for process in processes.values():
+                    process.terminate()
+                    process.wait(30)
+
+            try:
+                for mode in ("off", "on"):
+                    processes[mode], bases[mode] = _start_server(warehouse, configs[mode], args.workers,
+                                                                 args.session_store)
+                kinds = _kinds(bases["off"], warehouse)
+                # the same history on both: the engine caches what it read of recent messages, so the
+                # server that did not answer the search for document questions would start colder
+                _document_questions(bases["on"], warehouse)
+            except BaseException:
+                stop()
+                raise
+            return bases, kinds, stop
+
+        rows = _log_ratio(start_pair, [int(n) for n in args.levels.split(",")], args.requests, args.blocks)
+    what = "both with the question log off (--control)" if args.control else "the question log off and on"
+    print(f"{args.blocks} pair(s) of servers on {warehouse} (workers: {args.workers} each), {what}; usage records "
           f"under {warehouse / 'usage'}\n")
     _print_log_ratio(rows)
     if args.json:

@@ -218,10 +218,24 @@ def test_an_answer_never_waits_for_the_disk_and_a_full_queue_drops_records_inste
         for _ in range(6):
             recorder.feedback(body)  # returns at once: 3 queue up, 3 are dropped
     assert [r.getMessage() for r in caplog.records].count(
-        "usage log: a record could not be written (Full); answers go on, this is said once") == 1
+        "usage log: a record could not be written (LogBacklogFull); answers go on, this is said once") == 1
     disk.set()
     recorder.flush()
     assert len(records(tmp_path / "usage", "feedback")) == 4
+
+
+def test_close_writes_what_is_left_and_stops_the_writer_and_a_later_record_starts_another(tmp_path):
+    recorder = UsageRecorder(tmp_path / "usage")
+    body = FeedbackRequest(answer_id="d" * 32, helpful=True)
+    recorder.feedback(body)
+    writer = recorder._writer
+    assert writer is not None and writer.is_alive()
+    recorder.close()
+    assert not writer.is_alive() and len(records(tmp_path / "usage", "feedback")) == 1
+    recorder.feedback(body)
+    assert recorder._writer is not None and recorder._writer is not writer
+    recorder.close()
+    assert len(records(tmp_path / "usage", "feedback")) == 2
 
 
 def test_day_folders_past_the_retention_are_pruned_at_start_and_once_a_day(tmp_path):

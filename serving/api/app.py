@@ -65,7 +65,7 @@ def create_app(holder_or_loader: AdvisorHolder | Callable[[], Any], settings: Se
             yield
         finally:
             holder.stop()
-            running.state.usage.flush()  # the last answers' records reach the disk before the process ends
+            running.state.usage.close()  # the last answers' records reach the disk before the process ends
 
     app = _GuardedFastAPI(
         outer=lambda inner: LastResort(SecurityHeaders(inner, source_origins=lambda: _source_origins(holder))),
