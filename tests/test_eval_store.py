@@ -732,6 +732,32 @@ def run_eval(argv, capsys):
     return code, out, err
 
 
+def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(warehouse_copy, monkeypatch):
+    """A second evaluation of the router, in a new process, encodes none of the examples again."""
+    from advisor.index import embed_e5, vector_cache
+    from advisor.index.layout import builds_dir, latest_build_dir
+    from advisor.intents.dataset import load_intent_examples
+    from eval.entry import intent_evaluation
+
+    build_dir = latest_build_dir(builds_dir(warehouse_copy))
+    con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"))
+    try:
+        examples = [e for e in load_intent_examples(con) if e.split == "test"][-30:]
+        encoded: list[int] = []
+        encode = embed_e5._encode
+        monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.append(len(texts)) or encode(texts, query))
+        monkeypatch.setattr(vector_cache, "_PROCESS", {})  # nothing in this process's memory
+        first = intent_evaluation(build_dir, examples, con)
+        monkeypatch.setattr(vector_cache, "_PROCESS", {})  # a new process
+        encoded_first = sum(encoded)
+        encoded.clear()
+        second = intent_evaluation(build_dir, examples, con)
+    finally:
+        con.close()
+    assert encoded_first > 0 and encoded == []
+    assert second[2] == first[2] and len(second[2]) == 30
+
+
 def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
     config = demo_warehouse.config()
     benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(config, 5, gold_from="annotations"))

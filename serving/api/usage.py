@@ -149,6 +149,8 @@ class UsageRecorder:
                 self._append(batch)
 
     def _append(self, batch: list[tuple[str, Callable[[datetime], dict], datetime]]) -> None:
+        if self.log is None:  # nothing is queued without a folder; said for the type checker
+            return
         by_kind: dict[str, list[tuple[dict, datetime]]] = {}
         for kind, record, now in batch:
             try:
