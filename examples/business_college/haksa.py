@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 
+from examples.site_kit.korean import month_day
 from examples.site_kit.markup import a
 from examples.site_kit.updated import last_updated
 
@@ -23,11 +24,6 @@ PAGES = (("calendar", "학사일정"), ("register", "수강신청"), ("grade", "
          ("overtime", "초과학기 등록"), ("defer", "졸업유예"), ("exchange", "교환학생"), ("internship", "현장실습"),
          ("scholarship", "장학 안내"), ("general-education", "교양교육과정"), ("military", "군 복무 중 학점 취득"))
 SIDE = ("학사안내", [(f"/haksa/{slug}.php", label) for slug, label in PAGES])
-_WEEKDAYS = "월화수목금토일"
-
-
-def _day(d: datetime.date) -> str:
-    return f"{d.month}월 {d.day}일({_WEEKDAYS[d.weekday()]})"
 
 
 def academic_year(as_of: datetime.date) -> int:
@@ -44,12 +40,16 @@ def calendar(out: Output, as_of: datetime.date) -> None:
     year = academic_year(as_of)
     date = datetime.date
     rows = [
-        ("1학기 수강신청", f"{_day(date(year, 2, 10))} ~ {_day(date(year, 2, 13))}"),
-        ("1학기 개강", _day(date(year, 3, 2))), ("수강정정", f"{_day(date(year, 3, 3))} ~ {_day(date(year, 3, 6))}"),
-        ("1학기 휴학·복학 신청 마감", _day(date(year, 3, 27))), ("1학기 중간고사", f"{_day(date(year, 4, 20))} ~ {_day(date(year, 4, 24))}"),
-        ("1학기 기말고사", f"{_day(date(year, 6, 15))} ~ {_day(date(year, 6, 19))}"), ("하계 계절학기", f"{_day(date(year, 6, 22))} ~ {_day(date(year, 7, 10))}"),
-        ("후기 학위수여식", _day(date(year, 8, 21))), ("2학기 개강", _day(date(year, 9, 1))),
-        ("2학기 기말고사", f"{_day(date(year, 12, 14))} ~ {_day(date(year, 12, 18))}"), ("전기 학위수여식", _day(date(year + 1, 2, 20))),
+        ("1학기 수강신청", f"{month_day(date(year, 2, 10))} ~ {month_day(date(year, 2, 13))}"),
+        ("1학기 개강", month_day(date(year, 3, 2))),
+        ("수강정정", f"{month_day(date(year, 3, 3))} ~ {month_day(date(year, 3, 6))}"),
+        ("1학기 휴학·복학 신청 마감", month_day(date(year, 3, 27))),
+        ("1학기 중간고사", f"{month_day(date(year, 4, 20))} ~ {month_day(date(year, 4, 24))}"),
+        ("1학기 기말고사", f"{month_day(date(year, 6, 15))} ~ {month_day(date(year, 6, 19))}"),
+        ("하계 계절학기", f"{month_day(date(year, 6, 22))} ~ {month_day(date(year, 7, 10))}"),
+        ("후기 학위수여식", month_day(date(year, 8, 21))), ("2학기 개강", month_day(date(year, 9, 1))),
+        ("2학기 기말고사", f"{month_day(date(year, 12, 14))} ~ {month_day(date(year, 12, 18))}"),
+        ("전기 학위수여식", month_day(date(year + 1, 2, 20))),
     ]
     pg = Page("/haksa/calendar.php")
     pg.add(para(f"{year}학년도 주요 학사일정입니다. 일정은 학교 사정에 따라 바뀔 수 있으며, 바뀌면 학사공지로 알립니다."),

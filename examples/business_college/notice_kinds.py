@@ -11,21 +11,21 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from examples.site_kit.korean import weekday
+
 from . import policies
 from .catalog import CAMPUS_KO
 from .model import SCHEMA, applies
 from .wording import cohort, josa, levels, pick, status
 
-_WEEKDAYS = "월화수목금토일"
-
 
 def when(d: datetime.date, start: int, length: int = 0) -> str:
     """"2026. 3. 3.(화) ~ 3. 6.(금)": how this office writes a period in a post."""
     a = d + datetime.timedelta(days=start)
-    text = f"{a.year}. {a.month}. {a.day}.({_WEEKDAYS[a.weekday()]})"
+    text = f"{a.year}. {a.month}. {a.day}.({weekday(a)})"
     if length:
         b = a + datetime.timedelta(days=length)
-        text += f" ~ {b.month}. {b.day}.({_WEEKDAYS[b.weekday()]})"
+        text += f" ~ {b.month}. {b.day}.({weekday(b)})"
     return text
 
 

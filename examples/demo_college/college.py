@@ -7,6 +7,7 @@ import datetime
 from examples.site_kit.markup import Markup, a, h, join, p, section, table, ul
 from examples.site_kit.updated import last_updated
 
+from . import policies
 from .catalog import (
     CONVERGENCE_PROGRAM_CREDITS,
     DEPARTMENTS,
@@ -23,31 +24,6 @@ from .dept_curriculum import graduation_path
 from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .phrasing import cohort, cohort_scope, grades, josa, pick, rng_for, status
-from .policies import (
-    CONVERGENCE_PROGRAMS,
-    DOUBLE_MAJOR_MIN_GPA,
-    FIELD_PRACTICE_ALLOWANCE,
-    FIELD_PRACTICE_MAJOR_FROM,
-    FIELD_PRACTICE_TYPES,
-    FRESHMAN_MAX_CREDITS,
-    GE_AREA_NAMES,
-    GE_CORE_AREAS,
-    HONOURS_GPA,
-    INTERNATIONAL_EXIT_DAYS,
-    INTERNATIONAL_MIN_GPA,
-    LEAVE_LIMIT,
-    LEAVE_WINDOWS,
-    MAX_CREDITS,
-    MERIT_SCHOLARSHIP,
-    RETAKE_CAP,
-    RETURN_WINDOWS,
-    RETURNING_MIN_GPA,
-    RETURNING_SCHOLARSHIP_PCT,
-    STARTUP_LEAVE_SEMESTERS,
-    TOPIK_SCHOLARSHIP,
-    TRANSFER_SCHOLARSHIP_PCT,
-    ge_required,
-)
 
 SOURCE = "college-pages"
 ACADEMICS = (
@@ -166,10 +142,10 @@ def graduation(out: Output, as_of: datetime.date) -> None:
 def general_education(out: Output, as_of: datetime.date) -> None:
     pg = Page("/academics/general-education.html")
     pg.add(p("교양은 공통교양(필수)과 핵심교양(영역별 선택)으로 나뉩니다. 공통교양 과목은 입학년도에 따라 다릅니다."),
-           p("핵심교양 영역: " + ", ".join(GE_AREA_NAMES) + "."))
+           p("핵심교양 영역: " + ", ".join(policies.GE_AREA_NAMES) + "."))
     for i, q in enumerate(PERIODS):
-        courses = ge_required(q)
-        areas, of = GE_CORE_AREAS[i]
+        courses = policies.ge_required(q)
+        areas, of = policies.GE_CORE_AREAS[i]
         heading = pick(pg.rng, f"{cohort_scope(q.first, q.last, pg.rng)} 교양 이수 기준",
                        f"{q.label}학년도 입학생 공통교양")
         pg.block(heading,
@@ -199,7 +175,7 @@ def double_major(out: Output, as_of: datetime.date) -> None:
                   "이중전공을 이수하면 두 개의 학위가 학위기에 함께 기재됩니다.")))
     pg.block("신청 자격", p(f"2개 학기 이상 이수한 {grades(2, 4, pg.rng)}이 신청할 수 있습니다. 휴학 중에는 신청할 수 없습니다."),
              topic="double_major", grade=(2, 4))
-    for lo, hi, gpa in DOUBLE_MAJOR_MIN_GPA:
+    for lo, hi, gpa in policies.DOUBLE_MAJOR_MIN_GPA:
         pg.block(f"{cohort(lo, hi, pg.rng)}의 평점 기준", p(f"신청 학기 직전까지의 평점평균이 {gpa} 이상이어야 합니다."),
                  level=3, topic="double_major", admission_year=(lo, hi))
     rows = [[cohort_scope(q.first, q.last, pg.rng), f"{SECOND_MAJOR_CREDITS[i]}학점"] for i, q in enumerate(PERIODS)]
@@ -214,7 +190,7 @@ def convergence_major(out: Output, as_of: datetime.date) -> None:
     pg.add(p("융합전공은 두 개 이상의 학과가 함께 운영하는 전공으로, 제1전공과 병행해 이수합니다."))
     rows = [[cohort_scope(q.first, q.last, pg.rng), f"{CONVERGENCE_PROGRAM_CREDITS[i]}학점"] for i, q in enumerate(PERIODS)]
     pg.add(table("입학년도별 융합전공 이수 학점", ["입학년도", "융합전공 학점"], rows))
-    for prog in CONVERGENCE_PROGRAMS:
+    for prog in policies.CONVERGENCE_PROGRAMS:
         partners = ", ".join(d.name for d in DEPARTMENTS if d.code in prog.departments)
         pg.block(prog.name, p(f"{prog.summary}. 운영 학과: {partners}."),
                  p(f"신청 대상: {cohort(prog.since, LAST_COHORT, pg.rng)}."),
@@ -226,20 +202,21 @@ def scholarships(out: Output, as_of: datetime.date) -> None:
     pg = Page("/academics/scholarships.html")
     rng = pg.rng
     pg.add(p("정보대학 학생이 받을 수 있는 교내 장학금을 학적 상태별로 정리했습니다."))
-    merit = [[f"{g} 이상", f"등록금의 {pct}%"] for g, pct in MERIT_SCHOLARSHIP]
+    merit = [[f"{g} 이상", f"등록금의 {pct}%"] for g, pct in policies.MERIT_SCHOLARSHIP]
     pg.block("성적우수장학금", p(f"직전 학기 12학점 이상을 이수한 {status('enrolled', rng)}에게 지급합니다. 1학년 1학기는 제외합니다."),
              table("성적우수장학 지급 기준", ["직전 학기 평점", "지급액"], merit),
              topic="scholarship", student_status="enrolled")
     pg.block("복학생 정착장학금", p(f"1년 이상 휴학한 뒤 복학한 {status('returning', rng)}에게 복학 첫 학기 등록금의 "
-                                   f"{RETURNING_SCHOLARSHIP_PCT}%를 지급합니다. 휴학 직전 학기 평점이 {RETURNING_MIN_GPA} 이상이어야 합니다."),
+                                   f"{policies.RETURNING_SCHOLARSHIP_PCT}%를 지급합니다. "
+                                   f"휴학 직전 학기 평점이 {policies.RETURNING_MIN_GPA} 이상이어야 합니다."),
              topic="scholarship", student_status="returning")
-    lo_pct, hi_pct = TRANSFER_SCHOLARSHIP_PCT
+    lo_pct, hi_pct = policies.TRANSFER_SCHOLARSHIP_PCT
     pg.block("편입생 적응장학금", p(f"{status('transfer', rng, '은/는')} 편입 첫 학기에 등록금의 {lo_pct}%를 받으며, 전적 대학 평점이 "
                                    f"3.5 이상이면 {hi_pct}%를 받습니다."),
              topic="scholarship", student_status="transfer")
-    topik = [[f"TOPIK {lvl}급", f"등록금의 {pct}%"] for lvl, pct in TOPIK_SCHOLARSHIP]
+    topik = [[f"TOPIK {lvl}급", f"등록금의 {pct}%"] for lvl, pct in policies.TOPIK_SCHOLARSHIP]
     pg.block("외국인 유학생 장학금", p(f"{status('international', rng, '은/는')} 한국어능력시험(TOPIK) 등급에 따라 감면받습니다. "
-                                     f"재학 중에는 직전 학기 평점 {INTERNATIONAL_MIN_GPA} 이상을 유지해야 합니다."),
+                                     f"재학 중에는 직전 학기 평점 {policies.INTERNATIONAL_MIN_GPA} 이상을 유지해야 합니다."),
              table("TOPIK 등급별 장학 기준", ["TOPIK 등급", "감면액"], topik),
              topic="scholarship", student_status="international")
     pg.block("휴학생 유의사항", p(f"{status('on_leave', rng, '은/는')} 장학금을 신청할 수 없습니다. 장학금을 받은 학기에 휴학하면 "
@@ -252,14 +229,14 @@ def scholarships(out: Output, as_of: datetime.date) -> None:
 def field_practice(out: Output, as_of: datetime.date) -> None:
     pg = Page("/academics/field-practice.html", applies(grade=(3, 4)))
     rng = pg.rng
-    rows = [[name, weeks, f"{cr}학점", grades(*g, rng)] for name, weeks, cr, g in FIELD_PRACTICE_TYPES]
+    rows = [[name, weeks, f"{cr}학점", grades(*g, rng)] for name, weeks, cr, g in policies.FIELD_PRACTICE_TYPES]
     pg.add(p(pick(rng, f"현장실습은 {grades(3, 4, rng)}이 기업과 기관에서 실무를 경험하고 학점을 받는 제도입니다.",
                   "정보대학 현장실습은 3학년 이상 재학생을 대상으로 합니다.")),
            table("현장실습 유형과 인정 학점", ["유형", "기간", "학점", "대상"], rows),
-           p(f"실습 지원금: {FIELD_PRACTICE_ALLOWANCE}."))
+           p(f"실습 지원금: {policies.FIELD_PRACTICE_ALLOWANCE}."))
     pg.block("학기제 현장실습", p("15주 동안 기업에 상주하는 학기제 현장실습은 4학년만 신청할 수 있으며 12학점을 인정합니다."),
              topic="field_practice", grade=(4, 4))
-    cut = FIELD_PRACTICE_MAJOR_FROM
+    cut = policies.FIELD_PRACTICE_MAJOR_FROM
     pg.block(f"{cohort(FIRST_COHORT, cut - 1, rng)}의 학점 인정", p("현장실습 학점은 일반선택으로 인정됩니다."),
              topic="field_practice", admission_year=(FIRST_COHORT, cut - 1))
     pg.block(f"{cohort(cut, LAST_COHORT, rng)}의 학점 인정",
@@ -274,17 +251,17 @@ def leave_return(out: Output, as_of: datetime.date) -> None:
     pg = Page("/academics/leave-return.html")
     rng = pg.rng
     pg.add(p("휴학과 복학은 정해진 기간에 포털에서 신청합니다. 기간을 놓치면 미등록 제적이 될 수 있으니 주의하세요."))
-    pg.block("휴학 신청", p(f"{status('enrolled', rng, '은/는')} 1학기 {LEAVE_WINDOWS[1]}, 2학기 {LEAVE_WINDOWS[2]}에 휴학을 신청할 수 있습니다. "
+    pg.block("휴학 신청", p(f"{status('enrolled', rng, '은/는')} 1학기 {policies.LEAVE_WINDOWS[1]}, 2학기 {policies.LEAVE_WINDOWS[2]}에 휴학을 신청할 수 있습니다. "
                            "일반휴학은 1회에 1~2개 학기 단위로 신청합니다."),
              topic="leave_return", student_status="enrolled")
     pg.block("휴학 연장", p(f"{status('on_leave', rng, '이/가')} 휴학을 연장하려면 복학 신청 기간 안에 연장 신청을 해야 합니다. "
-                           f"창업휴학은 일반휴학과 별도로 최대 {STARTUP_LEAVE_SEMESTERS}개 학기까지 가능합니다."),
+                           f"창업휴학은 일반휴학과 별도로 최대 {policies.STARTUP_LEAVE_SEMESTERS}개 학기까지 가능합니다."),
              topic="leave_return", student_status="on_leave")
-    pg.block("복학 신청", p(f"휴학 기간이 끝나는 학생은 1학기 {RETURN_WINDOWS[1]}, 2학기 {RETURN_WINDOWS[2]}에 복학을 신청합니다. "
+    pg.block("복학 신청", p(f"휴학 기간이 끝나는 학생은 1학기 {policies.RETURN_WINDOWS[1]}, 2학기 {policies.RETURN_WINDOWS[2]}에 복학을 신청합니다. "
                            "군 복무를 마친 학생은 전역일이 학기 개시일 이후 1/4 이전이면 해당 학기에 복학할 수 있습니다."),
              topic="leave_return", student_status=("on_leave", "returning"))
     pg.block("입학년도별 일반휴학 한도", p("일반휴학으로 쓸 수 있는 학기 수는 입학년도에 따라 다릅니다."))
-    for lo, hi, n in LEAVE_LIMIT:
+    for lo, hi, n in policies.LEAVE_LIMIT:
         pg.block(f"{cohort(lo, hi, rng)}", p(f"일반휴학은 통산 {n}개 학기까지 할 수 있습니다(군휴학 제외)."),
                  level=3, topic="leave_return", admission_year=(lo, hi))
     pg.block("신입생의 휴학 제한", p("신입생은 첫 학기에 일반휴학을 할 수 없습니다. 군입대, 질병, 임신·출산은 예외입니다."),
@@ -292,7 +269,7 @@ def leave_return(out: Output, as_of: datetime.date) -> None:
     pg.block("편입생의 휴학 제한", p(f"{status('transfer', rng)}도 편입 첫 학기에는 일반휴학을 할 수 없습니다."),
              topic="leave_return", student_status="transfer")
     pg.block("외국인 유학생 휴학 시 유의사항",
-             p(f"{status('international', rng, '이/가')} 휴학하면 {INTERNATIONAL_EXIT_DAYS}일 이내에 출국해야 하며, "
+             p(f"{status('international', rng, '이/가')} 휴학하면 {policies.INTERNATIONAL_EXIT_DAYS}일 이내에 출국해야 하며, "
                "국제교류팀에 체류자격 변경 여부를 먼저 상담하세요."),
              topic="leave_return", student_status="international")
     pg.publish(out, as_of, "휴학·복학 안내", [ACAD, ("휴학·복학", None)], topic="leave_return")
@@ -303,18 +280,18 @@ def course_registration(out: Output, as_of: datetime.date) -> None:
     rng = pg.rng
     pg.add(p("수강신청은 학기 시작 약 2주 전에 학년별로 나누어 진행합니다. 장바구니는 1주 전에 열립니다."))
     pg.block("학기당 최대 신청 학점", p("최대 신청 학점은 입학년도에 따라 다릅니다."))
-    for lo, hi, normal, honours in MAX_CREDITS:
-        pg.block(cohort(lo, hi, rng), p(f"학기당 {normal}학점까지 신청할 수 있고, 직전 학기 평점이 {HONOURS_GPA} 이상이면 "
+    for lo, hi, normal, honours in policies.MAX_CREDITS:
+        pg.block(cohort(lo, hi, rng), p(f"학기당 {normal}학점까지 신청할 수 있고, 직전 학기 평점이 {policies.HONOURS_GPA} 이상이면 "
                                         f"{honours}학점까지 신청할 수 있습니다."),
                  level=3, topic="course_registration", admission_year=(lo, hi))
-    pg.block("신입생 수강신청", p(f"1학년 1학기에는 {FRESHMAN_MAX_CREDITS}학점까지 신청할 수 있으며, 공통교양 과목이 미리 배정됩니다."),
+    pg.block("신입생 수강신청", p(f"1학년 1학기에는 {policies.FRESHMAN_MAX_CREDITS}학점까지 신청할 수 있으며, 공통교양 과목이 미리 배정됩니다."),
              topic="course_registration", grade=(1, 1))
     pg.block("복학생 수강신청", p(f"{status('returning', rng, '은/는')} 복학 신청이 승인된 뒤에 수강신청을 할 수 있습니다. "
                                  "복학 신청을 수강신청 기간 전에 마치세요."),
              topic="course_registration", student_status="returning")
     pg.block("편입생 수강신청", p("편입생은 학점 인정 결과가 확정된 뒤 편입생 전용 기간에 수강신청을 합니다."),
              topic="course_registration", student_status="transfer")
-    for lo, hi, cap in RETAKE_CAP:
+    for lo, hi, cap in policies.RETAKE_CAP:
         pg.block(f"재수강 성적 상한 ({cohort_scope(lo, hi, rng)})",
                  p(f"C+ 이하 과목만 재수강할 수 있으며, 재수강 성적은 최대 {cap}까지 인정됩니다."),
                  topic="course_registration", admission_year=(lo, hi))
@@ -363,7 +340,7 @@ def english_pages(out: Output, as_of: datetime.date) -> None:
     pg.add(p("International students must keep a valid D-2 visa while enrolled. Report any change of address "
              "within 14 days."),
            ul(["Korean proficiency: TOPIK level 4 or higher is required to graduate.",
-               f"Leave of absence: you must leave Korea within {INTERNATIONAL_EXIT_DAYS} days after your leave is approved.",
+               f"Leave of absence: you must leave Korea within {policies.INTERNATIONAL_EXIT_DAYS} days after your leave is approved.",
                "Health insurance is mandatory for all international students."]))
     pg.publish(out, as_of, "Guide for International Students", crumbs + [("International students", None)],
                topic="international", lang="en")
@@ -372,10 +349,10 @@ def english_pages(out: Output, as_of: datetime.date) -> None:
     rows = [[f"{q.label}", f"{TOTAL_CREDITS[i]}", f"{GE_CREDITS[i]}"] for i, q in enumerate(PERIODS)]
     pg.add(p("Graduation requirements depend on your year of admission. Major credits differ by department."),
            table("Credits to graduate by year of admission", ["Admitted in", "Total credits", "General education"], rows))
-    for lo, hi, normal, honours in MAX_CREDITS:
+    for lo, hi, normal, honours in policies.MAX_CREDITS:
         pg.block(f"Course registration for students admitted {lo}–{hi}",
                  p(f"You may register for up to {normal} credits per semester "
-                   f"({honours} with a GPA of {HONOURS_GPA} or higher)."),
+                   f"({honours} with a GPA of {policies.HONOURS_GPA} or higher)."),
                  topic="course_registration", admission_year=(lo, hi))
     pg.publish(out, as_of, "Academic Guide", crumbs + [("Academic guide", None)], topic="graduation_requirements",
                lang="en")
@@ -383,8 +360,8 @@ def english_pages(out: Output, as_of: datetime.date) -> None:
     pg = Page("/en/scholarships.html", intl)
     pg.add(p("International students receive a tuition reduction according to their TOPIK level."),
            table("TOPIK scholarship", ["TOPIK level", "Tuition reduction"],
-                 [[f"Level {lvl}", f"{pct}%"] for lvl, pct in TOPIK_SCHOLARSHIP]),
-           p(f"To keep the scholarship, maintain a GPA of {INTERNATIONAL_MIN_GPA} or higher."))
+                 [[f"Level {lvl}", f"{pct}%"] for lvl, pct in policies.TOPIK_SCHOLARSHIP]),
+           p(f"To keep the scholarship, maintain a GPA of {policies.INTERNATIONAL_MIN_GPA} or higher."))
     pg.publish(out, as_of, "Scholarships for International Students", crumbs + [("Scholarships", None)],
                topic="scholarship", lang="en")
 

@@ -10,6 +10,7 @@ import datetime
 
 from examples.site_kit.markup import Markup, a, h, join, p, section, table, ul
 
+from . import policies
 from .catalog import (
     MAJOR_TYPE_KO,
     MAJOR_TYPES,
@@ -28,7 +29,6 @@ from .catalog import (
 from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .phrasing import cohort, cohort_scope, josa, pick, rng_for
-from .policies import GE_CORE_AREAS, ge_required
 
 SOURCE = "department-pages"
 KIND_KO = {"foundation": "전공기초", "required": "전공필수", "elective": "전공선택"}
@@ -223,8 +223,8 @@ def graduation_page(out: Output, as_of: datetime.date, dept: Department, index: 
         f"{name} {period.label}학년도 교육과정 기준 졸업요건을 전공 유형별로 정리했습니다(대상: "
         f"{cohort_scope(period.first, period.last, rng)}).",
     )
-    ge_courses = ", ".join(n for n, _ in ge_required(period))
-    areas, of = GE_CORE_AREAS[p_index]
+    ge_courses = ", ".join(n for n, _ in policies.ge_required(period))
+    areas, of = policies.GE_CORE_AREAS[p_index]
     common_heading = pick(rng, "공통 졸업요건", "모든 전공 유형 공통 사항")
     intensive = requirement(dept, period, "intensive")
     common = section(

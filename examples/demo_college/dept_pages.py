@@ -10,6 +10,7 @@ from itertools import groupby
 
 from examples.site_kit.markup import a, h, join, p, section, table, tag, ul
 
+from . import policies
 from .catalog import (
     COURSES,
     DEPARTMENTS,
@@ -33,16 +34,6 @@ from .model import Output, Section, applies, narrow
 from .pages import add_page
 from .people import CAREERS, GOALS, GREETING, INTRO, professors
 from .phrasing import cohort, cohort_scope, grades, josa, pick, rng_for, status
-from .policies import (
-    CONVERGENCE_PROGRAMS,
-    DOUBLE_MAJOR_MIN_GPA,
-    DOUBLE_MAJOR_QUOTA,
-    FIELD_PRACTICE_ALLOWANCE,
-    FIELD_PRACTICE_MAJOR_CREDIT_CAP,
-    FIELD_PRACTICE_MAJOR_FROM,
-    FIELD_PRACTICE_TYPES,
-    MERIT_SCHOLARSHIP,
-)
 
 # Pages every department has, in menu order: (file, menu label).
 MENU = (
@@ -118,7 +109,7 @@ def history(out: Output, as_of: datetime.date, dept: Department) -> None:
     for q in periods_for(dept)[1:]:
         scope = cohort_scope(q.first, q.last, rng_for(f"{dept.slug}-hist-{q.slug}"))
         events.append((q.first, f"{q.first}학년도 교육과정 개편({scope} 적용)"))
-    for prog in CONVERGENCE_PROGRAMS:
+    for prog in policies.CONVERGENCE_PROGRAMS:
         if dept.code in prog.departments:
             events.append((max(prog.since, dept.founded), f"{prog.name} 참여"))
     events.sort()
@@ -244,7 +235,7 @@ def capstone(out: Output, as_of: datetime.date, dept: Department) -> None:
 def double_major(out: Output, as_of: datetime.date, dept: Department) -> None:
     rng = rng_for(_path(dept, "double-major.html"))
     others = tuple(d.code for d in DEPARTMENTS if d.code != dept.code)
-    gpa_rows = [[cohort_scope(lo, hi, rng), f"{gpa} 이상"] for lo, hi, gpa in DOUBLE_MAJOR_MIN_GPA]
+    gpa_rows = [[cohort_scope(lo, hi, rng), f"{gpa} 이상"] for lo, hi, gpa in policies.DOUBLE_MAJOR_MIN_GPA]
     credit_rows = []
     for q in periods_for(dept):
         core = [c.name for c in curriculum(dept, q)["required"] if "double" not in c.waived]
@@ -259,7 +250,7 @@ def double_major(out: Output, as_of: datetime.date, dept: Department) -> None:
         section(h(2, "이수 학점과 필수 과목"),
                 table(f"{dept.name} 이중전공 이수 기준", ["적용 학번", "이수 학점", "반드시 이수할 과목"], credit_rows)),
         section(h(2, "선발 인원과 일정"),
-                p(f"학기마다 {DOUBLE_MAJOR_QUOTA[dept.code]}명 내외를 선발하며, 신청은 매년 5월과 11월 학사 공지를 통해 받습니다.")),
+                p(f"학기마다 {policies.DOUBLE_MAJOR_QUOTA[dept.code]}명 내외를 선발하며, 신청은 매년 5월과 11월 학사 공지를 통해 받습니다.")),
     ])
     _page(out, as_of, dept, "double-major.html", f"{dept.name} 이중전공 지원 안내", body, topic="double_major",
           applies_to=applies(department=others, major_type="double", grade=(2, 4)))
@@ -269,7 +260,7 @@ def convergence(out: Output, as_of: datetime.date, dept: Department) -> None:
     rng = rng_for(_path(dept, "convergence.html"))
     base = applies(major_type="convergence")
     blocks, sections = [], []
-    for prog in CONVERGENCE_PROGRAMS:
+    for prog in policies.CONVERGENCE_PROGRAMS:
         if dept.code not in prog.departments:
             continue
         heading = prog.name
@@ -289,14 +280,14 @@ def convergence(out: Output, as_of: datetime.date, dept: Department) -> None:
 def field_practice(out: Output, as_of: datetime.date, dept: Department) -> None:
     rng = rng_for(_path(dept, "field-practice.html"))
     base = applies(department=dept.code, grade=(3, 4))
-    cap = FIELD_PRACTICE_MAJOR_CREDIT_CAP[dept.code]
-    old_lo, cut = dept.first_cohort, FIELD_PRACTICE_MAJOR_FROM
-    rows = [[name, weeks, f"{cr}학점", grades(*g, rng)] for name, weeks, cr, g in FIELD_PRACTICE_TYPES]
+    cap = policies.FIELD_PRACTICE_MAJOR_CREDIT_CAP[dept.code]
+    old_lo, cut = dept.first_cohort, policies.FIELD_PRACTICE_MAJOR_FROM
+    rows = [[name, weeks, f"{cr}학점", grades(*g, rng)] for name, weeks, cr, g in policies.FIELD_PRACTICE_TYPES]
     parts = [
         p(pick(rng, f"{dept.name} {grades(3, 4, rng)}은 하계·동계 방학이나 학기 중에 현장실습에 참여할 수 있습니다.",
                f"현장실습은 {grades(3, 4, rng)}이 참여하는 학점 인정 프로그램입니다.")),
         table("현장실습 유형", ["유형", "기간", "인정 학점", "참여 학년"], rows),
-        p(f"실습 지원금: {FIELD_PRACTICE_ALLOWANCE}."),
+        p(f"실습 지원금: {policies.FIELD_PRACTICE_ALLOWANCE}."),
     ]
     sections = []
     if old_lo < cut:
@@ -317,7 +308,7 @@ def field_practice(out: Output, as_of: datetime.date, dept: Department) -> None:
 def scholarships(out: Output, as_of: datetime.date, dept: Department) -> None:
     rng = rng_for(_path(dept, "scholarships.html"))
     base = applies(department=dept.code)
-    merit = ", ".join(f"평점 {g} 이상 등록금 {pct}%" for g, pct in MERIT_SCHOLARSHIP)
+    merit = ", ".join(f"평점 {g} 이상 등록금 {pct}%" for g, pct in policies.MERIT_SCHOLARSHIP)
     blocks = [
         ("학과 성적우수장학", "enrolled",
          f"직전 학기 성적이 우수한 {status('enrolled', rng)}에게 지급합니다({merit}). 1학년 1학기는 대상이 아닙니다."),

@@ -11,6 +11,7 @@ from itertools import groupby
 from examples.site_kit.faq import Entry
 from examples.site_kit.markup import Markup, a, join, p, table, ul
 
+from . import policies
 from .catalog import (
     CONVERGENCE_PROGRAM_CREDITS,
     DEPARTMENTS,
@@ -32,29 +33,6 @@ from .catalog import (
 )
 from .model import applies
 from .phrasing import cohort, cohort_scope, dept_name, grades, josa, particle, pick, rng_for
-from .policies import (
-    CONVERGENCE_PROGRAMS,
-    DOUBLE_MAJOR_MIN_GPA,
-    DOUBLE_MAJOR_QUOTA,
-    FIELD_PRACTICE_ALLOWANCE,
-    FIELD_PRACTICE_MAJOR_CREDIT_CAP,
-    FIELD_PRACTICE_MAJOR_FROM,
-    FRESHMAN_MAX_CREDITS,
-    HONOURS_GPA,
-    INTERNATIONAL_EXIT_DAYS,
-    INTERNATIONAL_MIN_GPA,
-    LEAVE_LIMIT,
-    LEAVE_WINDOWS,
-    MAX_CREDITS,
-    MERIT_SCHOLARSHIP,
-    RETAKE_CAP,
-    RETURN_WINDOWS,
-    RETURNING_MIN_GPA,
-    RETURNING_SCHOLARSHIP_PCT,
-    STARTUP_LEAVE_SEMESTERS,
-    TOPIK_SCHOLARSHIP,
-    TRANSFER_SCHOLARSHIP_PCT,
-)
 
 
 def E(question, answer, topic, share=None, **limits) -> Entry:  # noqa: N802 - reads like a table row
@@ -229,7 +207,7 @@ def double_major(sh: dict[str, Entry]) -> list[Entry]:
                          f"네. {name} {josa(who, '은/는')} 이중전공을 하면 제1전공을 {req.major}학점(전공필수 {req.required}학점 포함)만 "
                          f"이수하면 됩니다. 심화전공 기준 {requirement(dept, q, 'intensive').major}학점보다 적습니다.",
                          "double_major", department=code, major_type="double", admission_year=(q.first, q.last)))
-    for lo, hi, gpa in DOUBLE_MAJOR_MIN_GPA:
+    for lo, hi, gpa in policies.DOUBLE_MAJOR_MIN_GPA:
         rng = _rng("double-major", f"gpa-{lo}")
         who = cohort(lo, hi, rng)
         out.append(E(f"{who} 이중전공 신청 평점 기준은?", f"{josa(who, '은/는')} 신청 직전 학기까지 평점평균 {gpa} 이상이어야 신청할 수 있습니다.",
@@ -237,7 +215,7 @@ def double_major(sh: dict[str, Entry]) -> list[Entry]:
     for dept in DEPARTMENTS:
         others = tuple(d.code for d in DEPARTMENTS if d != dept)
         out.append(E(f"{dept.name} 이중전공은 몇 명을 선발하나요?",
-                     f"학기마다 {DOUBLE_MAJOR_QUOTA[dept.code]}명 내외를 선발하며, 지원자가 많으면 평점과 면접으로 선발합니다.",
+                     f"학기마다 {policies.DOUBLE_MAJOR_QUOTA[dept.code]}명 내외를 선발하며, 지원자가 많으면 평점과 면접으로 선발합니다.",
                      "double_major", department=others, major_type="double", grade=(2, 4)))
     out += [
         E("이중전공은 언제 신청하나요?", "매년 5월과 11월에 신청을 받으며, 2개 학기 이상 이수한 2학년 이상 재학생이 신청할 수 있습니다.",
@@ -260,7 +238,7 @@ def double_major(sh: dict[str, Entry]) -> list[Entry]:
 
 def convergence(sh: dict[str, Entry]) -> list[Entry]:
     out = []
-    for prog in CONVERGENCE_PROGRAMS:
+    for prog in policies.CONVERGENCE_PROGRAMS:
         rng = _rng("convergence", prog.slug)
         depts = ", ".join(DEPT[c].name for c in prog.departments)
         out.append(E(f"{prog.name}은 어떤 전공인가요?", f"{prog.summary}. {depts}가 함께 운영합니다.",
@@ -295,17 +273,18 @@ def convergence(sh: dict[str, Entry]) -> list[Entry]:
 
 
 def scholarship(sh: dict[str, Entry]) -> list[Entry]:
-    merit = table("성적우수장학 기준", ["직전 학기 평점", "지급액"], [[f"{g} 이상", f"등록금의 {pct}%"] for g, pct in MERIT_SCHOLARSHIP])
-    topik = table("TOPIK 등급별 감면", ["등급", "감면"], [[f"{lvl}급", f"{pct}%"] for lvl, pct in TOPIK_SCHOLARSHIP])
-    lo_pct, hi_pct = TRANSFER_SCHOLARSHIP_PCT
+    merit = table("성적우수장학 기준", ["직전 학기 평점", "지급액"],
+                  [[f"{g} 이상", f"등록금의 {pct}%"] for g, pct in policies.MERIT_SCHOLARSHIP])
+    topik = table("TOPIK 등급별 감면", ["등급", "감면"], [[f"{lvl}급", f"{pct}%"] for lvl, pct in policies.TOPIK_SCHOLARSHIP])
+    lo_pct, hi_pct = policies.TRANSFER_SCHOLARSHIP_PCT
     out = [
-        E("복학생이 받을 수 있는 장학금이 있나요?", f"1년 이상 휴학한 뒤 복학하면 복학 첫 학기 등록금의 {RETURNING_SCHOLARSHIP_PCT}%를 복학생 정착장학금으로 받을 수 있습니다.",
+        E("복학생이 받을 수 있는 장학금이 있나요?", f"1년 이상 휴학한 뒤 복학하면 복학 첫 학기 등록금의 {policies.RETURNING_SCHOLARSHIP_PCT}%를 복학생 정착장학금으로 받을 수 있습니다.",
           "scholarship", student_status="returning"),
         E("복학생 정착장학금은 언제 신청하나요?", "복학 신청을 마친 뒤 1월 말(1학기)과 7월 말(2학기)에 공지되는 기간에 신청합니다.", "scholarship",
           student_status="returning"),
         E("한 학기만 휴학하고 복학했는데 정착장학금을 받을 수 있나요?", "아니요. 정착장학금은 1년(2개 학기) 이상 휴학한 복학생만 대상입니다.",
           "scholarship", student_status="returning"),
-        E("복학생 장학금에 성적 기준이 있나요?", f"휴학 직전 학기 평점이 {RETURNING_MIN_GPA} 이상이어야 합니다.", "scholarship", student_status="returning"),
+        E("복학생 장학금에 성적 기준이 있나요?", f"휴학 직전 학기 평점이 {policies.RETURNING_MIN_GPA} 이상이어야 합니다.", "scholarship", student_status="returning"),
         sh["leave-scholarship"],
         E("장학금을 받은 학기에 휴학하면 어떻게 되나요?", "군휴학은 장학금이 복학 학기로 이월되고, 일반휴학은 지급액을 반환해야 합니다.", "scholarship",
           student_status="on_leave"),
@@ -314,7 +293,7 @@ def scholarship(sh: dict[str, Entry]) -> list[Entry]:
         E("전적 대학 성적이 좋으면 편입생 장학금이 늘어나나요?", f"네. 전적 대학 평점이 3.5 이상이면 {hi_pct}%를 받습니다.", "scholarship",
           student_status="transfer"),
         E("외국인 유학생 장학금 기준은?", join([p("TOPIK 등급에 따라 등록금을 감면합니다."), topik]), "scholarship", student_status="international"),
-        E("외국인 유학생 장학금을 계속 받으려면?", f"직전 학기 평점 {INTERNATIONAL_MIN_GPA} 이상을 유지해야 합니다.", "scholarship",
+        E("외국인 유학생 장학금을 계속 받으려면?", f"직전 학기 평점 {policies.INTERNATIONAL_MIN_GPA} 이상을 유지해야 합니다.", "scholarship",
           student_status="international"),
         E("외국인 신입생도 TOPIK 장학을 받을 수 있나요?", "입학 당시 제출한 TOPIK 성적으로 첫 학기 감면을 받습니다.", "scholarship",
           student_status="international", grade=(1, 1)),
@@ -344,7 +323,7 @@ def scholarship(sh: dict[str, Entry]) -> list[Entry]:
 
 
 def field_practice(sh: dict[str, Entry]) -> list[Entry]:
-    cut = FIELD_PRACTICE_MAJOR_FROM
+    cut = policies.FIELD_PRACTICE_MAJOR_FROM
     out = [
         E("현장실습은 몇 학년부터 참여할 수 있나요?", "3학년 이상 재학생이 참여할 수 있습니다. 학기제 현장실습은 4학년만 가능합니다.", "field_practice", grade=(3, 4)),
         E("2학년인데 현장실습에 참여할 수 있나요?", "아니요. 2학년은 참여할 수 없으며, 대신 방학 중 기업 탐방 프로그램을 이용할 수 있습니다.", "field_practice", grade=(2, 2)),
@@ -360,7 +339,7 @@ def field_practice(sh: dict[str, Entry]) -> list[Entry]:
         sh["leave-practice"],
         E("외국인 유학생도 현장실습에 참여할 수 있나요?", "참여할 수 있지만 출입국관리사무소의 체류자격 외 활동허가를 먼저 받아야 합니다.", "field_practice",
           student_status="international", grade=(3, 4)),
-        E("현장실습 지원금은 얼마인가요?", f"실습 기관이 {FIELD_PRACTICE_ALLOWANCE}의 지원금을 지급합니다.", "field_practice"),
+        E("현장실습 지원금은 얼마인가요?", f"실습 기관이 {policies.FIELD_PRACTICE_ALLOWANCE}의 지원금을 지급합니다.", "field_practice"),
         E("현장실습은 어떻게 신청하나요?", "현장실습지원센터 공지에 따라 4월(하계)과 10월(동계)에 신청합니다.", "field_practice", grade=(3, 4)),
         E("실습 기관을 직접 찾아도 되나요?", "네. 학생이 발굴한 기관도 센터 심사를 거쳐 인정받을 수 있습니다.", "field_practice"),
         E("현장실습 중 다치면 보험 처리가 되나요?", "모든 참여 학생은 현장실습 보험에 일괄 가입되어 있습니다.", "field_practice"),
@@ -369,7 +348,7 @@ def field_practice(sh: dict[str, Entry]) -> list[Entry]:
           "field_practice", department="AI"),
     ]
     for dept in DEPARTMENTS:
-        cap = FIELD_PRACTICE_MAJOR_CREDIT_CAP[dept.code]
+        cap = policies.FIELD_PRACTICE_MAJOR_CREDIT_CAP[dept.code]
         lo = max(cut, dept.first_cohort)
         out.append(E(f"{dept.name}에서 현장실습은 전공 몇 학점까지 인정되나요?",
                      f"{josa(cohort(lo, LAST_COHORT, _rng('field-practice', dept.slug)), '은/는')} 최대 {cap}학점까지 전공선택으로 인정됩니다.",
@@ -379,12 +358,12 @@ def field_practice(sh: dict[str, Entry]) -> list[Entry]:
 
 def records(sh: dict[str, Entry]) -> list[Entry]:
     out = [
-        E("휴학 신청은 언제 하나요?", f"1학기는 {LEAVE_WINDOWS[1]}, 2학기는 {LEAVE_WINDOWS[2]}에 포털에서 신청합니다.", "leave_return",
+        E("휴학 신청은 언제 하나요?", f"1학기는 {policies.LEAVE_WINDOWS[1]}, 2학기는 {policies.LEAVE_WINDOWS[2]}에 포털에서 신청합니다.", "leave_return",
           student_status="enrolled"),
-        E("휴학에는 어떤 종류가 있나요?", ul(["일반휴학", "군휴학", "질병휴학", "임신·출산·육아휴학", f"창업휴학(최대 {STARTUP_LEAVE_SEMESTERS}개 학기)"]),
+        E("휴학에는 어떤 종류가 있나요?", ul(["일반휴학", "군휴학", "질병휴학", "임신·출산·육아휴학", f"창업휴학(최대 {policies.STARTUP_LEAVE_SEMESTERS}개 학기)"]),
           "leave_return"),
     ]
-    for lo, hi, n in LEAVE_LIMIT:
+    for lo, hi, n in policies.LEAVE_LIMIT:
         rng = _rng("records", f"limit-{lo}")
         who = cohort(lo, hi, rng)
         out.append(E(f"{who} 일반휴학은 최대 몇 학기까지 가능한가요?", f"{josa(who, '은/는')} 통산 {n}개 학기까지 일반휴학을 할 수 있습니다. 군휴학은 포함되지 않습니다.",
@@ -396,7 +375,7 @@ def records(sh: dict[str, Entry]) -> list[Entry]:
         E("창업휴학은 어떻게 신청하나요?", "사업자등록증이나 창업 지원 프로그램 선정 확인서를 첨부해 신청합니다.", "leave_return", student_status="enrolled"),
         E("군휴학은 언제 신청하나요?", "입영일이 정해지면 입영통지서를 첨부해 수시로 신청할 수 있습니다.", "leave_return", student_status="enrolled"),
         E("학기 중에 질병으로 휴학할 수 있나요?", "진단서를 첨부하면 학기 중에도 질병휴학을 신청할 수 있습니다.", "leave_return"),
-        E("복학 신청 기간은 언제인가요?", f"1학기는 {RETURN_WINDOWS[1]}, 2학기는 {RETURN_WINDOWS[2]}입니다.", "leave_return",
+        E("복학 신청 기간은 언제인가요?", f"1학기는 {policies.RETURN_WINDOWS[1]}, 2학기는 {policies.RETURN_WINDOWS[2]}입니다.", "leave_return",
           student_status=("on_leave", "returning")),
         E("군 전역 후 바로 복학할 수 있나요?", "전역일이 학기 개시일부터 4분의 1이 지나기 전이면 해당 학기에 복학할 수 있습니다.", "leave_return",
           student_status="on_leave"),
@@ -406,7 +385,7 @@ def records(sh: dict[str, Entry]) -> list[Entry]:
         E("휴학 기간이 남았는데 일찍 복학할 수 있나요?", "네. 복학 신청 기간에 조기 복학을 신청하면 됩니다.", "leave_return", student_status="on_leave"),
         E("휴학 기간이 끝났는데 복학 신청을 하지 않으면?", "미복학으로 제적될 수 있습니다. 반드시 기간 내에 복학하거나 휴학을 연장하세요.", "leave_return",
           student_status="on_leave"),
-        E("외국인 유학생이 휴학하면 어떻게 되나요?", f"휴학 승인 후 {INTERNATIONAL_EXIT_DAYS}일 이내에 출국해야 합니다. 국제교류팀과 먼저 상담하세요.",
+        E("외국인 유학생이 휴학하면 어떻게 되나요?", f"휴학 승인 후 {policies.INTERNATIONAL_EXIT_DAYS}일 이내에 출국해야 합니다. 국제교류팀과 먼저 상담하세요.",
           "leave_return", student_status="international"),
         E("외국인 유학생 복학 시 비자는?", "복학 전에 D-2 비자를 다시 받아야 하며, 입학허가서 재발급은 국제교류팀에 요청합니다.", "leave_return",
           student_status="international"),
@@ -427,23 +406,23 @@ def records(sh: dict[str, Entry]) -> list[Entry]:
 
 def registration(sh: dict[str, Entry]) -> list[Entry]:
     out = []
-    for lo, hi, normal, honours in MAX_CREDITS:
+    for lo, hi, normal, honours in policies.MAX_CREDITS:
         rng = _rng("registration", f"max-{lo}")
         who = cohort(lo, hi, rng)
         out.append(E(pick(rng, f"{josa(who, '은/는')} 한 학기에 최대 몇 학점까지 신청할 수 있나요?", f"{who} 최대 수강 학점은?"),
-                     f"{josa(who, '은/는')} 학기당 {normal}학점까지, 직전 학기 평점 {HONOURS_GPA} 이상이면 {honours}학점까지 신청할 수 있습니다.",
+                     f"{josa(who, '은/는')} 학기당 {normal}학점까지, 직전 학기 평점 {policies.HONOURS_GPA} 이상이면 {honours}학점까지 신청할 수 있습니다.",
                      "course_registration", admission_year=(lo, hi)))
-    for lo, hi, cap in RETAKE_CAP:
+    for lo, hi, cap in policies.RETAKE_CAP:
         rng = _rng("registration", f"retake-{lo}")
         who = cohort(lo, hi, rng)
         out.append(E(f"{who} 재수강하면 최대 몇 점까지 받을 수 있나요?", f"{josa(who, '은/는')} 재수강 성적이 최대 {cap}까지 인정됩니다.",
                      "course_registration", admission_year=(lo, hi)))
     out += [
-        E("1학년 1학기에는 몇 학점을 신청할 수 있나요?", f"신입생은 첫 학기에 {FRESHMAN_MAX_CREDITS}학점까지 신청할 수 있으며, 공통교양은 미리 배정됩니다.",
+        E("1학년 1학기에는 몇 학점을 신청할 수 있나요?", f"신입생은 첫 학기에 {policies.FRESHMAN_MAX_CREDITS}학점까지 신청할 수 있으며, 공통교양은 미리 배정됩니다.",
           "course_registration", grade=(1, 1)),
         E("평점이 좋으면 더 많은 학점을 들을 수 있나요?",
-          table("추가 신청 학점", ["입학년도", "기본", f"평점 {HONOURS_GPA} 이상"],
-                [[cohort_scope(lo, hi, _rng("registration", f"t-{lo}")), f"{n}학점", f"{h}학점"] for lo, hi, n, h in MAX_CREDITS]),
+          table("추가 신청 학점", ["입학년도", "기본", f"평점 {policies.HONOURS_GPA} 이상"],
+                [[cohort_scope(lo, hi, _rng("registration", f"t-{lo}")), f"{n}학점", f"{h}학점"] for lo, hi, n, h in policies.MAX_CREDITS]),
           "course_registration"),
         sh["returning-registration"],
         E("복학생은 장바구니를 쓸 수 있나요?", "복학 승인이 수강신청 장바구니 기간 전에 끝나면 사용할 수 있습니다.", "course_registration", student_status="returning"),
@@ -524,7 +503,7 @@ def department(dept: Department) -> list[Entry]:
           grade=research, **base),
         E("1학년 때 꼭 들어야 할 과목은?", f"{cohort(latest.first, latest.last, rng)} 기준으로 {josa(', '.join(first_year), '을/를')} 1학년에 듣습니다.",
           "recommended_courses", admission_year=(latest.first, latest.last), grade=(1, 1), **base),
-        E("현장실습 학점은 전공으로 인정되나요?", f"{dept.name}는 2021학번부터 최대 {FIELD_PRACTICE_MAJOR_CREDIT_CAP[dept.code]}학점까지 전공선택으로 인정합니다.",
+        E("현장실습 학점은 전공으로 인정되나요?", f"{dept.name}는 2021학번부터 최대 {policies.FIELD_PRACTICE_MAJOR_CREDIT_CAP[dept.code]}학점까지 전공선택으로 인정합니다.",
           "field_practice", grade=(3, 4), **base),
         E("이중전공 지원 시 면접이 있나요?", f"{dept.name} 이중전공 선발은 {interview}", "double_major", department=others,
           major_type="double", grade=(2, 4)),

@@ -12,28 +12,17 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from examples.site_kit.korean import month_day
+
+from . import policies
 from .catalog import DEPT, LAST_COHORT, period_of
 from .model import applies
 from .phrasing import cohort, dept_name, grades, josa, pick, status
-from .policies import (
-    FIELD_PRACTICE_ALLOWANCE,
-    LEAVE_WINDOWS,
-    RETURN_WINDOWS,
-    RETURNING_SCHOLARSHIP_PCT,
-    TOPIK_SCHOLARSHIP,
-    TRANSFER_SCHOLARSHIP_PCT,
-)
-
-_WEEKDAYS = "월화수목금토일"
-
-
-def day(d: datetime.date) -> str:
-    return f"{d.month}월 {d.day}일({_WEEKDAYS[d.weekday()]})"
 
 
 def span(d: datetime.date, start: int, length: int) -> str:
     a, b = d + datetime.timedelta(days=start), d + datetime.timedelta(days=start + length)
-    return f"{day(a)} ~ {day(b)}"
+    return f"{month_day(a)} ~ {month_day(b)}"
 
 
 def semester(d: datetime.date) -> tuple[int, int]:
@@ -71,7 +60,7 @@ def leave_application(d, rng):
         "학사", "학사지원팀", "leave_return", applies(student_status=("enrolled", "on_leave")),
         pick(rng, f"{label} 휴학 신청을 아래와 같이 받습니다. {status('on_leave', rng, '은/는')} 같은 기간에 휴학 연장을 신청하세요.",
              f"{label}에 휴학하려는 {status('enrolled', rng)}과 휴학을 연장하려는 학생은 기간 내에 신청하시기 바랍니다."),
-        [("신청 기간", LEAVE_WINDOWS[semester(d)[1]]), ("신청 방법", "포털 > 학적 > 휴학 신청"),
+        [("신청 기간", policies.LEAVE_WINDOWS[semester(d)[1]]), ("신청 방법", "포털 > 학적 > 휴학 신청"),
          ("문의", "학사지원팀 02-3290-3010")],
         ["신입생과 편입생은 첫 학기에 일반휴학을 할 수 없습니다.", "군휴학은 입영통지서를 첨부해 수시로 신청합니다."],
         ("/academics/leave-return.html", "휴학·복학 안내"),
@@ -85,7 +74,7 @@ def return_application(d, rng):
         "학사", "학사지원팀", "leave_return", applies(student_status=("on_leave", "returning")),
         pick(rng, f"{label}에 복학하려는 {status('on_leave', rng, '은/는')} 아래 기간에 복학을 신청하세요.",
              f"{josa(status('returning', rng), '은/는')} 복학 신청이 승인되어야 수강신청을 할 수 있습니다."),
-        [("신청 기간", RETURN_WINDOWS[semester(d)[1]]), ("대상", "휴학 기간이 끝나는 학생 및 조기 복학 희망자"),
+        [("신청 기간", policies.RETURN_WINDOWS[semester(d)[1]]), ("대상", "휴학 기간이 끝나는 학생 및 조기 복학 희망자"),
          ("신청 방법", "포털 > 학적 > 복학 신청")],
         ["군 전역 예정자는 전역 예정 증명서를 제출하세요.", "복학 후에도 입학년도의 교육과정이 그대로 적용됩니다."],
         ("/academics/leave-return.html", "휴학·복학 안내"),
@@ -98,8 +87,8 @@ def registration(d, rng):
         pick(rng, f"{label} 수강신청 안내", f"[학사] {label} 수강신청 일정 및 유의사항"),
         "학사", "학사지원팀", "course_registration", applies(),
         pick(rng, f"{label} 수강신청 일정을 안내합니다.", f"{label} 수강신청을 다음과 같이 실시하니 일정을 꼭 확인하세요."),
-        [("장바구니", span(d, 7, 2)), ("4학년", day(d + datetime.timedelta(days=14))),
-         ("3학년", day(d + datetime.timedelta(days=15))), ("1·2학년", day(d + datetime.timedelta(days=16)))],
+        [("장바구니", span(d, 7, 2)), ("4학년", month_day(d + datetime.timedelta(days=14))),
+         ("3학년", month_day(d + datetime.timedelta(days=15))), ("1·2학년", month_day(d + datetime.timedelta(days=16)))],
         ["2020학번 이전 입학자는 학기당 21학점, 2021학번부터는 19학점까지 신청할 수 있습니다.",
          "복학생은 복학 승인 후 신청할 수 있습니다."],
         ("/academics/course-registration.html", "수강신청 안내"),
@@ -145,7 +134,7 @@ def freshman_orientation(d, rng):
         pick(rng, f"{y}학년도 신입생 오리엔테이션 안내", f"{y}학번 신입생 OT 일정 공지"),
         "학사", "학사지원팀", "orientation", applies(admission_year=(y, y), grade=(1, 1)),
         f"{josa(cohort(y, y, rng), '을/를')} 위한 오리엔테이션을 개최합니다. 자료집은 규정·자료실에 게시됩니다.",
-        [("일시", day(d + datetime.timedelta(days=14)) + " 10:00"), ("장소", "정보관 대강당")],
+        [("일시", month_day(d + datetime.timedelta(days=14)) + " 10:00"), ("장소", "정보관 대강당")],
         ["1학년 1학기 최대 신청 학점은 18학점입니다."], ("/regulations/", "규정·자료실"),
     )
 
@@ -154,7 +143,7 @@ def transfer_orientation(d, rng):
     return Draft(f"{d.year}학년도 1학기 편입생 오리엔테이션 및 학점 인정 안내", "학사", "학사지원팀", "transfer",
                  applies(student_status="transfer"),
                  f"{d.year}학년도 {josa(status('transfer', rng), '을/를')} 위한 오리엔테이션을 진행합니다.",
-                 [("일시", day(d + datetime.timedelta(days=10))), ("학점 인정 신청", span(d, 3, 7))],
+                 [("일시", month_day(d + datetime.timedelta(days=10))), ("학점 인정 신청", span(d, 3, 7))],
                  ["전적 대학 성적증명서 원본을 지참하세요."], ("/academics/transfer-credits.html", "편입생 학점 인정"))
 
 
@@ -180,7 +169,7 @@ def english_test(d, rng):
         f"{sem_label(d)} 영어졸업인증 교내 TOEIC 시행 안내", "학사", "학사지원팀", "graduation_requirements",
         applies(admission_year=(2015, hi)),
         f"영어 졸업요건이 공인영어성적인 {josa(cohort(2015, hi, rng), '을/를')} 대상으로 교내 TOEIC을 시행합니다.",
-        [("접수", span(d, 2, 5)), ("시험일", day(d + datetime.timedelta(days=20)))],
+        [("접수", span(d, 2, 5)), ("시험일", month_day(d + datetime.timedelta(days=20)))],
         ["2023학번부터는 영어강의 이수로 영어 졸업요건을 충족하므로 대상이 아닙니다."],
     )
 
@@ -191,7 +180,7 @@ def double_major_call(d, rng):
         pick(rng, f"{label} 이중전공 신청 안내", f"[학사] {label} 이중전공 지원자 모집"),
         "학사", "학사지원팀", "double_major", applies(major_type="double", grade=(2, 4)),
         f"2개 학기 이상 이수한 {grades(2, 4, rng)}을 대상으로 이중전공 신청을 받습니다.",
-        [("신청 기간", span(d, 3, 6)), ("선발 발표", day(d + datetime.timedelta(days=24)))],
+        [("신청 기간", span(d, 3, 6)), ("선발 발표", month_day(d + datetime.timedelta(days=24)))],
         ["2019학번 이전 입학자는 평점 2.5, 2020학번부터는 2.7 이상이어야 합니다.", "휴학생은 신청할 수 없습니다."],
         ("/academics/double-major.html", "이중전공 안내"),
     )
@@ -224,7 +213,7 @@ def track_briefing(code):
             "학과", f"{dept.name} 사무실", "curriculum", applies(department=code, admission_year=(y, y), grade=(2, 2)),
             f"{dept.name} {josa(cohort(y, y, rng), '을/를')} 대상으로 {period_of(min(y, LAST_COHORT)).label}학년도 교육과정과 "
             "3학년 전공 트랙 선택을 안내합니다.",
-            [("일시", day(d + datetime.timedelta(days=7)) + " 18:00"), ("장소", dept.building)],
+            [("일시", month_day(d + datetime.timedelta(days=7)) + " 18:00"), ("장소", dept.building)],
         )
     return kind
 
@@ -252,14 +241,14 @@ def returning_scholarship(d, rng):
     return Draft(
         pick(rng, f"{label} 복학생 정착장학금 신청 안내", f"[장학] {label} 복학생 장학금 신청"),
         "장학", "장학복지팀", "scholarship", applies(student_status="returning"),
-        f"1년 이상 휴학 후 {label}에 복학하는 학생에게 등록금의 {RETURNING_SCHOLARSHIP_PCT}%를 지원합니다.",
+        f"1년 이상 휴학 후 {label}에 복학하는 학생에게 등록금의 {policies.RETURNING_SCHOLARSHIP_PCT}%를 지원합니다.",
         [("신청 기간", span(d, 2, 10)), ("제출 서류", "장학금 신청서, 복학 승인 내역")],
         ["휴학 직전 학기 평점 2.5 이상이어야 합니다."], ("/academics/scholarships.html", "장학 안내"),
     )
 
 
 def transfer_scholarship(d, rng):
-    lo, hi = TRANSFER_SCHOLARSHIP_PCT
+    lo, hi = policies.TRANSFER_SCHOLARSHIP_PCT
     return Draft(f"{sem_label(d)} 편입생 적응장학금 안내", "장학", "장학복지팀", "scholarship",
                  applies(student_status="transfer"),
                  f"편입 첫 학기 {status('transfer', rng)}에게 등록금의 {lo}%(전적 대학 평점 3.5 이상은 {hi}%)를 지급합니다.",
@@ -267,7 +256,7 @@ def transfer_scholarship(d, rng):
 
 
 def topik_scholarship(d, rng):
-    rates = ", ".join(f"{lvl}급 {pct}%" for lvl, pct in TOPIK_SCHOLARSHIP)
+    rates = ", ".join(f"{lvl}급 {pct}%" for lvl, pct in policies.TOPIK_SCHOLARSHIP)
     return Draft(
         pick(rng, f"{sem_label(d)} 외국인 유학생 TOPIK 장학 신청", f"[International] {sem_label(d)} TOPIK scholarship"),
         "장학", "국제교류팀", "scholarship", applies(student_status="international"),
@@ -322,7 +311,7 @@ def field_practice_call(term, weeks):
             pick(rng, f"{d.year}년 {term} 현장실습 참여 학생 모집", f"[현장실습] {d.year} {term} 현장실습 모집 안내"),
             "현장실습", "현장실습지원센터", "field_practice", applies(grade=(3, 4)),
             f"{grades(3, 4, rng)}을 대상으로 {term} 현장실습 참여 학생을 모집합니다.",
-            [("기간", weeks), ("인정 학점", "4주 3학점, 8주 6학점"), ("지원금", FIELD_PRACTICE_ALLOWANCE)],
+            [("기간", weeks), ("인정 학점", "4주 3학점, 8주 6학점"), ("지원금", policies.FIELD_PRACTICE_ALLOWANCE)],
             ["휴학생은 참여할 수 없습니다.", "2021학번부터 학과 한도 내에서 전공선택 학점으로 인정됩니다."],
             ("/academics/field-practice.html", "현장실습 안내"),
         )
@@ -342,14 +331,14 @@ def practice_briefing(code):
         return Draft(f"[{dept.name}] 현장실습 참여 기업 설명회", "현장실습", f"{dept.name} 사무실", "field_practice",
                      applies(department=code, grade=(3, 4)),
                      f"{dept.name} {grades(3, 4, rng)}을 위한 현장실습 기업 설명회를 엽니다.",
-                     [("일시", day(d + datetime.timedelta(days=6)) + " 16:00"), ("장소", dept.building)])
+                     [("일시", month_day(d + datetime.timedelta(days=6)) + " 16:00"), ("장소", dept.building)])
     return kind
 
 
 def practice_training(d, rng):
     return Draft(f"{d.year}년 {'하계' if d.month < 9 else '동계'} 현장실습 사전교육 안내", "현장실습", "현장실습지원센터",
                  "field_practice", applies(grade=(3, 4)), "현장실습 참여 확정자는 사전교육을 반드시 이수해야 합니다.",
-                 [("일시", day(d + datetime.timedelta(days=5)))])
+                 [("일시", month_day(d + datetime.timedelta(days=5)))])
 
 
 def dept_event(code, name, topic="general", cohort_range=None, grade=None):
@@ -362,7 +351,7 @@ def dept_event(code, name, topic="general", cohort_range=None, grade=None):
         return Draft(f"{prefix} {d.year} {name}", "학과", f"{dept.name} 사무실", topic, target,
                      pick(rng, f"{josa(who, '을/를')} 대상으로 {josa(name, '을/를')} 진행합니다.",
                           f"{name} 일정을 안내합니다. 많은 참여 바랍니다."),
-                     [("일시", day(d + datetime.timedelta(days=rng.randint(5, 12)))), ("장소", dept.building)])
+                     [("일시", month_day(d + datetime.timedelta(days=rng.randint(5, 12)))), ("장소", dept.building)])
     return kind
 
 
@@ -373,7 +362,7 @@ def thesis_submission(code):
         return Draft(f"[{dept.name}] {sem_label(d)} {rule} 결과물 제출 안내", "학과", f"{dept.name} 사무실", "capstone",
                      applies(department=code, grade=(4, 4)),
                      f"{dept.name} {grades(4, 4, rng)}은 학번별 졸업 요건에 맞는 결과물을 제출하세요.",
-                     [("제출 기한", day(d + datetime.timedelta(days=14)))],
+                     [("제출 기한", month_day(d + datetime.timedelta(days=14)))],
                      link=(f"/departments/{dept.slug}/capstone.html", "졸업논문·캡스톤 안내"))
     return kind
 
@@ -402,13 +391,13 @@ def mentoring(d, rng):
 def job_fair(d, rng):
     return Draft(pick(rng, f"{d.year} 정보대학 채용설명회 안내", f"IT 기업 채용설명회 개최({d.month}월)"), "일반", "행정실",
                  "careers", applies(grade=(3, 4)), f"{grades(3, 4, rng)}을 위한 채용설명회를 개최합니다.",
-                 [("일시", day(d + datetime.timedelta(days=9)) + " 14:00"), ("장소", "정보관 대강당")])
+                 [("일시", month_day(d + datetime.timedelta(days=9)) + " 14:00"), ("장소", "정보관 대강당")])
 
 
 def general(title, intro, topic="general", grade=None, status_value=None):
     def kind(d, rng):
         return Draft(title.format(year=d.year, sem=sem_label(d)), "일반", "행정실", topic,
-                     applies(grade=grade, student_status=status_value), intro, [("일자", day(d + datetime.timedelta(days=3)))])
+                     applies(grade=grade, student_status=status_value), intro, [("일자", month_day(d + datetime.timedelta(days=3)))])
     return kind
 
 
@@ -426,7 +415,7 @@ def visa(d, rng):
 def international_orientation(d, rng):
     return Draft(f"{sem_label(d)} 외국인 유학생 오리엔테이션", "국제", "국제교류팀", "international",
                  applies(student_status="international"), "신입·편입 외국인 유학생을 위한 오리엔테이션입니다.",
-                 [("일시", day(d + datetime.timedelta(days=5)))])
+                 [("일시", month_day(d + datetime.timedelta(days=5)))])
 
 
 def military_return(d, rng):
@@ -472,7 +461,7 @@ def deferral(d, rng):
 def commencement(d, rng):
     month = "2월" if d.month < 6 else "8월"
     return Draft(f"{d.year}년 {month} 학위수여식 안내", "학사", "학사지원팀", "general", applies(grade=(4, 4)),
-                 "학위수여식 일정과 학위복 대여 방법을 안내합니다.", [("일시", day(d + datetime.timedelta(days=20)))])
+                 "학위수여식 일정과 학위복 대여 방법을 안내합니다.", [("일시", month_day(d + datetime.timedelta(days=20)))])
 
 
 def major_change(d, rng):

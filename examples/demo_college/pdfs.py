@@ -14,6 +14,7 @@ from examples.site_kit.markup import a, join, p, table, tag
 from examples.site_kit.pdf import bullets, grid, h1, h2, page_break, para, title
 from examples.site_kit.pdf_style import load_pdf_style
 
+from . import policies
 from .catalog import (
     CONVERGENCE_PROGRAM_CREDITS,
     DEPARTMENTS,
@@ -35,30 +36,6 @@ from .catalog import (
 from .layout import SITE_NAME, render
 from .model import SCHEMA, Output
 from .phrasing import cohort, cohort_scope, rng_for
-from .policies import (
-    CONVERGENCE_PROGRAMS,
-    DOUBLE_MAJOR_MIN_GPA,
-    FIELD_PRACTICE_ALLOWANCE,
-    FIELD_PRACTICE_MAJOR_CREDIT_CAP,
-    FIELD_PRACTICE_MAJOR_FROM,
-    FIELD_PRACTICE_TYPES,
-    FRESHMAN_MAX_CREDITS,
-    HONOURS_GPA,
-    INTERNATIONAL_EXIT_DAYS,
-    INTERNATIONAL_MIN_GPA,
-    LEAVE_LIMIT,
-    LEAVE_WINDOWS,
-    MAX_CREDITS,
-    MERIT_SCHOLARSHIP,
-    RETAKE_CAP,
-    RETURN_WINDOWS,
-    RETURNING_MIN_GPA,
-    RETURNING_SCHOLARSHIP_PCT,
-    STARTUP_LEAVE_SEMESTERS,
-    TOPIK_SCHOLARSHIP,
-    TRANSFER_SCHOLARSHIP_PCT,
-    ge_required,
-)
 
 PDF_STYLE = load_pdf_style(Path(__file__).with_name("pdf_style.yaml"), author=SITE_NAME)
 SOURCE = "regulations"
@@ -97,40 +74,40 @@ def academic_regulations() -> tuple[Book, str]:
     b.heading("제3장 교양교육과정", 1)
     b.add(h2("제13조(공통교양)"), para("공통교양은 입학년도별로 다음 과목을 모두 이수하여야 한다."),
           grid("[별표 2] 입학년도별 공통교양", ["입학년도", "공통교양 과목(학점)"],
-               [[cohort_scope(q.first, q.last, rng), ", ".join(f"{n}({c})" for n, c in ge_required(q))] for q in PERIODS]),
+               [[cohort_scope(q.first, q.last, rng), ", ".join(f"{n}({c})" for n, c in policies.ge_required(q))] for q in PERIODS]),
           page_break())
     b.heading("제4장 이중전공 및 융합전공", 1)
     b.heading("제14조(이중전공 신청 자격)", topic="double_major", major_type="double", grade=(2, 4))
-    b.add(para("2개 학기 이상 이수한 재학생은 이중전공을 신청할 수 있다. 신청 최저 평점은 "
-               + ", ".join(f"{cohort_scope(lo, hi, rng)} {gpa}" for lo, hi, gpa in DOUBLE_MAJOR_MIN_GPA) + "로 한다."))
+    gpas = ", ".join(f"{cohort_scope(lo, hi, rng)} {gpa}" for lo, hi, gpa in policies.DOUBLE_MAJOR_MIN_GPA)
+    b.add(para(f"2개 학기 이상 이수한 재학생은 이중전공을 신청할 수 있다. 신청 최저 평점은 {gpas}로 한다."))
     b.heading("제15조(제2전공 이수학점)", topic="double_major", major_type="double")
     b.add(grid("입학년도별 제2전공 이수학점", ["입학년도", "제2전공"],
                [[cohort_scope(q.first, q.last, rng), f"{SECOND_MAJOR_CREDITS[i]}학점"] for i, q in enumerate(PERIODS)]))
     b.heading("제16조(융합전공)", topic="convergence_major", major_type="convergence")
-    b.add(para("융합전공은 " + ", ".join(f"{pg.name}({cohort_scope(pg.since, LAST_COHORT, rng)})" for pg in CONVERGENCE_PROGRAMS)
+    b.add(para("융합전공은 " + ", ".join(f"{pg.name}({cohort_scope(pg.since, LAST_COHORT, rng)})" for pg in policies.CONVERGENCE_PROGRAMS)
                + "으로 한다. 소속 학과의 교과목은 융합전공 학점으로 인정하지 아니한다."),
           grid("입학년도별 융합전공 이수학점", ["입학년도", "융합전공"],
                [[cohort_scope(q.first, q.last, rng), f"{CONVERGENCE_PROGRAM_CREDITS[i]}학점"] for i, q in enumerate(PERIODS)]),
           page_break())
     b.heading("제5장 휴학과 복학", 1)
     b.heading("제17조(휴학)", topic="leave_return", student_status=("enrolled", "on_leave"))
-    b.add(para(f"휴학은 1학기 {LEAVE_WINDOWS[1]}, 2학기 {LEAVE_WINDOWS[2]}에 신청한다. 창업휴학은 일반휴학과 별도로 "
-               f"{STARTUP_LEAVE_SEMESTERS}개 학기까지 할 수 있다."),
-          grid("입학년도별 일반휴학 한도", ["입학년도", "통산 한도"], [[cohort_scope(lo, hi, rng), f"{n}개 학기"] for lo, hi, n in LEAVE_LIMIT]))
+    b.add(para(f"휴학은 1학기 {policies.LEAVE_WINDOWS[1]}, 2학기 {policies.LEAVE_WINDOWS[2]}에 신청한다. 창업휴학은 일반휴학과 별도로 "
+               f"{policies.STARTUP_LEAVE_SEMESTERS}개 학기까지 할 수 있다."),
+          grid("입학년도별 일반휴학 한도", ["입학년도", "통산 한도"], [[cohort_scope(lo, hi, rng), f"{n}개 학기"] for lo, hi, n in policies.LEAVE_LIMIT]))
     # Freshmen OR transfer students: no single applicability record says that, so no section.
     b.add(h2("제18조(신입생 및 편입생의 휴학 제한)"), para("신입생과 편입생은 첫 학기에 일반휴학을 할 수 없다. 다만 군입대, 질병, 임신·출산의 경우는 예외로 한다."))
     b.heading("제19조(복학)", topic="leave_return", student_status=("on_leave", "returning"))
-    b.add(para(f"복학은 1학기 {RETURN_WINDOWS[1]}, 2학기 {RETURN_WINDOWS[2]}에 신청한다. 복학생에게는 입학년도의 교육과정을 적용한다."))
+    b.add(para(f"복학은 1학기 {policies.RETURN_WINDOWS[1]}, 2학기 {policies.RETURN_WINDOWS[2]}에 신청한다. 복학생에게는 입학년도의 교육과정을 적용한다."))
     b.heading("제20조(외국인 유학생의 휴학)", topic="leave_return", student_status="international")
-    b.add(para(f"외국인 유학생이 휴학한 때에는 {INTERNATIONAL_EXIT_DAYS}일 이내에 출국하여야 한다."), page_break())
+    b.add(para(f"외국인 유학생이 휴학한 때에는 {policies.INTERNATIONAL_EXIT_DAYS}일 이내에 출국하여야 한다."), page_break())
     b.heading("제6장 수강신청", 1)
     b.add(h2("제21조(학기당 신청 학점)"),
-          grid("입학년도별 학기당 최대 신청 학점", ["입학년도", "기본", f"직전 학기 평점 {HONOURS_GPA} 이상"],
-               [[cohort_scope(lo, hi, rng), f"{n}학점", f"{h}학점"] for lo, hi, n, h in MAX_CREDITS]),
-          para(f"1학년 1학기에는 {FRESHMAN_MAX_CREDITS}학점까지 신청할 수 있다."),
+          grid("입학년도별 학기당 최대 신청 학점", ["입학년도", "기본", f"직전 학기 평점 {policies.HONOURS_GPA} 이상"],
+               [[cohort_scope(lo, hi, rng), f"{n}학점", f"{h}학점"] for lo, hi, n, h in policies.MAX_CREDITS]),
+          para(f"1학년 1학기에는 {policies.FRESHMAN_MAX_CREDITS}학점까지 신청할 수 있다."),
           h2("제22조(재수강)"),
           para("C+ 이하 과목은 재수강할 수 있으며 재수강 성적의 상한은 "
-               + ", ".join(f"{cohort_scope(lo, hi, rng)} {cap}" for lo, hi, cap in RETAKE_CAP) + "로 한다."),
+               + ", ".join(f"{cohort_scope(lo, hi, rng)} {cap}" for lo, hi, cap in policies.RETAKE_CAP) + "로 한다."),
           h1("부칙"),
           bullets([f"({q.first}. 3. 1.) 이 규정은 {q.first}학년도 입학생부터 적용한다." for q in PERIODS[1:]]))
     return b, "학사운영규정"
@@ -142,8 +119,8 @@ def orientation(year: int) -> tuple[Book, str]:
     b.add(title(f"{year}학년도 신입생 오리엔테이션 자료집"),
           para(f"{year}학번 신입생 여러분의 입학을 진심으로 축하합니다. 이 자료집에는 첫 학기에 꼭 알아야 할 학사 제도를 담았습니다."),
           h1("1. 첫 학기 수강신청"),
-          bullets([f"1학년 1학기 최대 신청 학점: {FRESHMAN_MAX_CREDITS}학점",
-                   "공통교양 " + ", ".join(n for n, _ in ge_required(period)) + " 과목은 학과별로 미리 배정됩니다.",
+          bullets([f"1학년 1학기 최대 신청 학점: {policies.FRESHMAN_MAX_CREDITS}학점",
+                   "공통교양 " + ", ".join(n for n, _ in policies.ge_required(period)) + " 과목은 학과별로 미리 배정됩니다.",
                    "수강정정은 개강 후 첫 주에 할 수 있습니다."]),
           h1("2. 졸업요건 한눈에 보기"),
           para(f"{year}학번에게 적용되는 졸업 이수학점은 {TOTAL_CREDITS[PERIODS.index(period)]}학점, 교양은 "
@@ -171,7 +148,7 @@ def orientation(year: int) -> tuple[Book, str]:
 
 def scholarship_regulations() -> tuple[Book, str]:
     b = Book(SCHEMA)
-    lo_pct, hi_pct = TRANSFER_SCHOLARSHIP_PCT
+    lo_pct, hi_pct = policies.TRANSFER_SCHOLARSHIP_PCT
     b.add(title("한빛대학교 정보대학 장학금 지급 규정"),
           h1("제1장 총칙"),
           h2("제1조(목적)"), para("이 규정은 정보대학 학생에게 지급하는 교내 장학금의 종류와 지급 기준을 정한다."),
@@ -180,16 +157,18 @@ def scholarship_regulations() -> tuple[Book, str]:
           page_break(), h1("제2장 장학금별 지급 기준"))
     b.heading("제4조(성적우수장학금)", topic="scholarship", student_status="enrolled")
     b.add(para("직전 학기 12학점 이상을 이수한 재학생에게 다음 기준에 따라 지급한다. 1학년 1학기는 대상에서 제외한다."),
-          grid("성적우수장학금 지급 기준", ["직전 학기 평점", "지급액"], [[f"{g} 이상", f"등록금의 {pct}%"] for g, pct in MERIT_SCHOLARSHIP]))
+          grid("성적우수장학금 지급 기준", ["직전 학기 평점", "지급액"],
+               [[f"{g} 이상", f"등록금의 {pct}%"] for g, pct in policies.MERIT_SCHOLARSHIP]))
     b.heading("제5조(복학생 정착장학금)", topic="scholarship", student_status="returning")
-    b.add(para(f"1년 이상 휴학한 후 복학한 학생에게 복학 첫 학기 등록금의 {RETURNING_SCHOLARSHIP_PCT}%를 지급한다. "
-               f"휴학 직전 학기 평점이 {RETURNING_MIN_GPA} 이상이어야 한다."))
+    b.add(para(f"1년 이상 휴학한 후 복학한 학생에게 복학 첫 학기 등록금의 {policies.RETURNING_SCHOLARSHIP_PCT}%를 지급한다. "
+               f"휴학 직전 학기 평점이 {policies.RETURNING_MIN_GPA} 이상이어야 한다."))
     b.heading("제6조(편입생 적응장학금)", topic="scholarship", student_status="transfer")
     b.add(para(f"편입생에게 편입 첫 학기 등록금의 {lo_pct}%를 지급하고, 전적 대학 평점이 3.5 이상인 자에게는 {hi_pct}%를 지급한다."),
           page_break())
     b.heading("제7조(외국인 유학생 장학금)", topic="scholarship", student_status="international")
-    b.add(para(f"외국인 유학생에게 TOPIK 등급에 따라 등록금을 감면한다. 재학 중에는 직전 학기 평점 {INTERNATIONAL_MIN_GPA} 이상을 유지하여야 한다."),
-          grid("TOPIK 등급별 감면율", ["TOPIK 등급", "감면율"], [[f"{lvl}급", f"{pct}%"] for lvl, pct in TOPIK_SCHOLARSHIP]))
+    b.add(para(f"외국인 유학생에게 TOPIK 등급에 따라 등록금을 감면한다. 재학 중에는 직전 학기 평점 {policies.INTERNATIONAL_MIN_GPA} 이상을 유지하여야 한다."),
+          grid("TOPIK 등급별 감면율", ["TOPIK 등급", "감면율"],
+               [[f"{lvl}급", f"{pct}%"] for lvl, pct in policies.TOPIK_SCHOLARSHIP]))
     b.heading("제8조(휴학과 장학금)", topic="scholarship", student_status="on_leave")
     b.add(para("휴학 중인 학생은 장학금을 신청할 수 없다. 장학금을 받은 학기에 군휴학한 경우 복학 학기로 이월하고, 일반휴학한 경우 반환한다."),
           h1("부칙"), para("이 규정은 2015년 3월 1일부터 시행한다. 제7조의 감면율은 2023년 3월 1일부터 적용한다."))
@@ -199,14 +178,14 @@ def scholarship_regulations() -> tuple[Book, str]:
 def field_practice_guidelines() -> tuple[Book, str]:
     b = Book(SCHEMA, grade=(3, 4))
     rng = rng_for("pdf:field-practice")
-    cut = FIELD_PRACTICE_MAJOR_FROM
+    cut = policies.FIELD_PRACTICE_MAJOR_FROM
     b.add(title("정보대학 현장실습 운영지침"),
           h1("제1장 총칙"),
           h2("제1조(목적)"), para("이 지침은 정보대학 학생의 현장실습 운영과 학점 인정에 필요한 사항을 정한다."),
           h2("제2조(참여 대상)"), para("현장실습은 3학년 이상 재학생이 참여할 수 있다. 휴학생과 졸업유예생은 참여할 수 없다."),
           h2("제3조(실습 유형)"),
           grid("현장실습 유형", ["유형", "기간", "인정 학점", "참여 학년"],
-               [[n, w, f"{c}학점", f"{g[0]}학년" if g[0] == g[1] else f"{g[0]}~{g[1]}학년"] for n, w, c, g in FIELD_PRACTICE_TYPES]),
+               [[n, w, f"{c}학점", f"{g[0]}학년" if g[0] == g[1] else f"{g[0]}~{g[1]}학년"] for n, w, c, g in policies.FIELD_PRACTICE_TYPES]),
           page_break())
     b.heading("제4조(학기제 현장실습)", topic="field_practice", grade=(4, 4))
     b.add(para("학기제 현장실습은 4학년이 15주 동안 참여하며 12학점을 인정한다. 실습 학기에는 다른 과목을 수강할 수 없다."))
@@ -216,12 +195,12 @@ def field_practice_guidelines() -> tuple[Book, str]:
     b.heading(f"제6조({cohort_scope(cut, LAST_COHORT, rng)}의 학점 인정)", topic="field_practice",
               admission_year=(cut, LAST_COHORT))
     b.add(para("현장실습 학점은 학과별 한도까지 전공선택으로 인정한다."),
-          grid("학과별 전공 인정 한도", ["학과", "한도"], [[d.name, f"{FIELD_PRACTICE_MAJOR_CREDIT_CAP[d.code]}학점"] for d in DEPARTMENTS]),
+          grid("학과별 전공 인정 한도", ["학과", "한도"], [[d.name, f"{policies.FIELD_PRACTICE_MAJOR_CREDIT_CAP[d.code]}학점"] for d in DEPARTMENTS]),
           page_break())
     b.heading("제7조(휴학생의 참여 제한)", topic="field_practice", student_status="on_leave")
     b.add(para("휴학 중인 학생은 현장실습에 참여할 수 없으며, 실습 학기 전에 복학하여야 한다."),
           h2("제8조(지원금과 보험)"),
-          para(f"실습 기관은 {FIELD_PRACTICE_ALLOWANCE}의 지원금을 지급하며, 대학은 참여 학생 전원을 현장실습 보험에 가입시킨다."),
+          para(f"실습 기관은 {policies.FIELD_PRACTICE_ALLOWANCE}의 지원금을 지급하며, 대학은 참여 학생 전원을 현장실습 보험에 가입시킨다."),
           h2("제9조(평가)"), para("실습 종료 후 2주 이내에 실습 보고서와 기관 평가서를 제출하여야 하며, 평가는 P/F로 한다."),
           h1("부칙"), para(f"이 지침은 2021년 3월 1일부터 시행한다. 제6조는 {cut}학년도 입학생부터 적용한다."))
     return b, "현장실습 운영지침"

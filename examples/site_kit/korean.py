@@ -1,8 +1,13 @@
-"""Korean particles (은/는, 이/가, 을/를, 으로/로 ...): a rule of the language, not of any college."""
+"""Korean particles (은/는, 이/가, 을/를, 으로/로 ...) and how a date is written: rules of the
+language, not of any college."""
 
 from __future__ import annotations
 
+import datetime
 import re
+
+# The one-letter days of the week, Monday first as ``date.weekday()`` counts them.
+_WEEKDAYS = "월화수목금토일"
 
 # Final consonant of how a trailing digit / letter / numeral is read aloud (None = vowel).
 _DIGIT_FINAL = {"0": "ㅇ", "1": "ㄹ", "2": None, "3": "ㅁ", "4": None, "5": None, "6": "ㄱ",
@@ -33,3 +38,13 @@ def particle(word: str, pair: str) -> str:
 def josa(word: str, pair: str) -> str:
     """``word`` followed by the right particle: josa("2019학번", "은/는") == "2019학번은"."""
     return word + particle(word, pair)
+
+
+def weekday(d: datetime.date) -> str:
+    """The day of the week as a date in parentheses names it: "월" for a Monday."""
+    return _WEEKDAYS[d.weekday()]
+
+
+def month_day(d: datetime.date) -> str:
+    """"3월 2일(월)": a date within its year, as a notice or a calendar writes it."""
+    return f"{d.month}월 {d.day}일({weekday(d)})"
