@@ -82,3 +82,12 @@ def test_no_module_outside_the_examples_keeps_a_list_of_them():
             if len(spelled) > 1:
                 copies[str(path.relative_to(REPO))] = sorted(spelled)
     assert not copies
+
+
+def test_the_weekday_letters_are_spelled_once_in_the_examples():
+    """site_kit/korean.py owns the weekday letters and the "3월 2일(월)" date: a generator that
+    spells them again would let the two colleges' calendars drift apart."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    spelled = [path.relative_to(examples).as_posix() for path in sorted(examples.rglob("*.py"))
+               if "월화수목금토일" in path.read_text(encoding="utf-8")]
+    assert spelled == ["site_kit/korean.py"]
