@@ -14,7 +14,7 @@ from rich.console import Console
 from advisor.config import ConfigError, load_config
 from advisor.settings import AskEnvironment, fleet_root, read, warehouse_path
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # an error names paths: whole, never folded at 80 columns
 
 
 def _warehouse(arg: str | None) -> Path:

@@ -846,7 +846,8 @@ def test_advisor_eval_without_a_build_exits_1(demo_warehouse, fake_runner, tmp_p
 def test_advisor_eval_bad_benchmark_exits_2_naming_the_line(demo_warehouse, warehouse_copy, fake_runner, tmp_path,
                                                             capsys):
     config = demo_warehouse.config()
-    bad = tmp_path / "bad.jsonl"
+    bad = tmp_path / ("a-folder-with-a-long-name-" * 3) / "bad.jsonl"  # named whole, not folded at 80 columns
+    bad.parent.mkdir()
     bad.write_text('{"id": "a", "query": "q", "gold_sources": ["u"]}\n{"id": "b", "query": "q"}\n', encoding="utf-8")
     common = ["--warehouse", str(warehouse_copy), "--config", str(demo_warehouse.config_path)]
     code, _, err = run_eval(["--benchmark", str(bad), *common], capsys)

@@ -423,7 +423,7 @@ def test_two_workers_share_every_conversation(demo_warehouse, redis_url, tmp_pat
     try:
         # each worker says so once its engine is loaded
         wait_for(lambda: server.poll() is not None or log_path.read_text().count("Application startup complete") >= 2,
-                 timeout=120, interval=0.2)
+                 timeout=300, interval=0.2)  # two engines loading on two busy cores take minutes
         assert server.poll() is None, log_path.read_text()
         workers = [int(pid) for pid in re.findall(r"Started server process \[(\d+)\]", log_path.read_text())]
         assert len(workers) == 2
