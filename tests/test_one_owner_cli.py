@@ -15,7 +15,7 @@ OWNER = CLI / "exit_codes.py"
 
 
 def _contract_codes() -> set[int]:
-    """The first column of the "Exit codes" table of docs/contracts.md §1."""
+    """The first column of the "Exit codes" table (docs/contracts.md §1)."""
     text = (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
     table = text.split("\nExit codes", 1)[1].split("\n\n", 2)[1]
     return {int(m[1]) for m in re.finditer(r"^\| (\d+) \|", table, re.MULTILINE)}
