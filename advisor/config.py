@@ -49,6 +49,13 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _require_unique(names: list[str], what: str) -> None:
+    """A config error naming every repeated one, when `names` holds one twice."""
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"{what} must be unique; repeated: {', '.join(repeated)}")
+
+
 class Selectors(_Strict):
     """CSS selectors for one source's pages; ``None`` means "use the sensible defaults"."""
 
@@ -321,10 +328,7 @@ class StudySettings(_Strict):
     @field_validator("questions")
     @classmethod
     def _unique_ids(cls, questions: tuple[StudyQuestion, ...]) -> tuple[StudyQuestion, ...]:
-        ids = [q.id for q in questions]
-        duplicates = sorted({i for i in ids if ids.count(i) > 1})
-        if duplicates:
-            raise ValueError(f"question ids must be unique; repeated: {', '.join(duplicates)}")
+        _require_unique([q.id for q in questions], "question ids")
         return questions
 
 
@@ -379,10 +383,7 @@ class InstitutionConfig(_Strict):
     @field_validator("sources")
     @classmethod
     def _unique_names(cls, sources: tuple[Source, ...]) -> tuple[Source, ...]:
-        names = [s.name for s in sources]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            raise ValueError(f"source names must be unique; repeated: {', '.join(duplicates)}")
+        _require_unique([s.name for s in sources], "source names")
         return sources
 
     @field_validator("timezone")

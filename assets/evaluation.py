@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue
 
+from advisor.index.layout import benchmark_path
 from advisor.lakehouse import scalar
 from assets.lineage import record_lineage
 from assets.resources import InstitutionResource, LLMResource, WarehouseResource
@@ -25,7 +26,6 @@ from eval.store import aggregates_frame, evaluation_code_version, intent_frame
 from eval.systems import registry
 
 GROUP = "evaluation"
-BENCHMARK_FILE = Path("benchmarks") / "qa.jsonl"  # written by the qa_benchmark asset
 # No LLM needed: what the pipeline evaluates by default (LLM systems and judges cost money per run).
 OFFLINE_SYSTEMS = registry.OFFLINE
 SETTINGS = registry.SETTINGS
@@ -52,7 +52,7 @@ def evaluation(context: AssetExecutionContext, config: EvaluationConfig, institu
     aggregates in eval_aggregates, the intent router on the held-out split in intent_eval, all carrying the build,
     annotator, embedder, code and config lineage. Reused when nothing that decides the results changed."""
     institution_config, started = begin(context, institution)
-    benchmark = warehouse.root / BENCHMARK_FILE
+    benchmark = benchmark_path(warehouse.root)  # written by the qa_benchmark asset
     if not benchmark.is_file():
         raise Failure(f"no benchmark at {benchmark}: materialize qa_benchmark first")
     if not benchmark.read_text(encoding="utf-8").strip():

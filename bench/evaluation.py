@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from advisor.config import load_config  # noqa: E402
-from advisor.index.layout import builds_dir  # noqa: E402
+from advisor.index.layout import benchmark_path, builds_dir  # noqa: E402
 from eval.benchmark.file import read_benchmark  # noqa: E402
 from eval.benchmark.truth import true_labels  # noqa: E402
 from eval.runner import SETTINGS, run_evaluation  # noqa: E402
@@ -41,7 +41,7 @@ def main() -> None:
     config = load_config(args.config)
     advisor = open_advisor(builds_dir(warehouse), config)
     labels = true_labels(config, warehouse, advisor.build)
-    every = read_benchmark(warehouse / "benchmarks" / "qa.jsonl", advisor.schema)
+    every = read_benchmark(benchmark_path(warehouse), advisor.schema)
     instances = every[:: max(1, len(every) // args.instances)][: args.instances]
     profiler = cProfile.Profile()
     started = time.perf_counter()

@@ -117,7 +117,9 @@ def _faq_questions(warehouse: Path) -> list[str]:
 def _document_questions(base: str, warehouse: Path) -> list[str]:
     """Benchmark questions that the documents tier answers (not the FAQ's, not a fallback), found
     by asking: the retrieval row must time retrieval."""
-    benchmark = warehouse / "benchmarks" / "qa.jsonl"
+    from advisor.index.layout import benchmark_path
+
+    benchmark = benchmark_path(warehouse)
     candidates = [json.loads(line)["query"] for line in benchmark.read_text(encoding="utf-8").splitlines()[:200]
                   if line.strip()] if benchmark.is_file() else []
 

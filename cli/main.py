@@ -13,6 +13,7 @@ from rich.console import Console
 
 from advisor.config import ConfigError, load_config
 from advisor.settings import AskEnvironment, fleet_root, read, warehouse_path
+from cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_RUN_IN_PROGRESS
 
 console = Console(stderr=True, soft_wrap=True)  # an error names paths: whole, never folded at 80 columns
 
@@ -21,15 +22,13 @@ def _warehouse(arg: str | None) -> Path:
     return warehouse_path(arg).resolve()
 
 
-EXIT_RUN_IN_PROGRESS = 3  # docs/contracts.md §1 (extension)
-
 
 def materialize(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)  # fail fast, naming the bad field, before Dagster starts
     except ConfigError as exc:
         console.print(f"[red]error:[/red] {exc}")
-        return 2
+        return EXIT_BAD_INPUT
     warehouse = _warehouse(args.warehouse)
     config_path = str(Path(args.config).resolve()) if args.config else ""
 
@@ -54,7 +53,7 @@ def materialize(args: argparse.Namespace) -> int:
         if latest_build_dir(builds_dir(warehouse)) is None:
             console.print(f"[red]error:[/red] --notices refreshes the notices of a published build, and "
                           f"{warehouse} has none: run `advisor materialize` first")
-            return 2
+            return EXIT_BAD_INPUT
 
         args.select = " or ".join(f"key:{name}" for name in NOTICES_ASSETS)
         run_config = NOTICES_RUN_CONFIG
@@ -63,10 +62,10 @@ def materialize(args: argparse.Namespace) -> int:
             keys = AssetSelection.from_string(args.select).resolve(defs.resolve_asset_graph())
         except Exception as exc:  # Dagster raises several types for a bad selection string
             console.print(f"[red]error:[/red] --select {args.select!r}: {exc}")
-            return 2
+            return EXIT_BAD_INPUT
         if not keys:
             console.print(f"[red]error:[/red] --select {args.select!r} matches no asset")
-            return 2
+            return EXIT_BAD_INPUT
         selection = sorted(keys)
 
     from cli.run_lock import RUN_TAG, WAREHOUSE_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs, this_process
@@ -101,7 +100,7 @@ def materialize(args: argparse.Namespace) -> int:
         console.print(f"[red]error:[/red] {busy}; wait for it to end, or pass --wait to queue behind it")
         return EXIT_RUN_IN_PROGRESS
     print_run_summary(result, warehouse, time.monotonic() - started)
-    return 0 if result.success else 1
+    return EXIT_OK if result.success else EXIT_FAILED
 
 
 def _llm_settings_or_none():
@@ -128,7 +127,7 @@ def _serving_inputs(args: argparse.Namespace):
 def serve(args: argparse.Namespace) -> int:
     inputs = _serving_inputs(args)
     if inputs is None:
-        return 2
+        return EXIT_BAD_INPUT
     from cli.serve import serve_command
 
     config, builds_root, llm_settings = inputs
@@ -145,7 +144,7 @@ def serve(args: argparse.Namespace) -> int:
                                             usage_retention_days=config.usage.retention_days)
     except ValueError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
-        return 2
+        return EXIT_BAD_INPUT
     return serve_command(config, builds_root, llm_settings, args.host, args.port, settings=settings,
                          config_path=args.config)
 
@@ -159,11 +158,11 @@ def ask(args: argparse.Namespace) -> int:
             profile = parse_profile_args(args.profile)
         except BadInput as exc:
             console.print(f"[red]error:[/red] {exc}", highlight=False)
-            return 2
+            return EXIT_BAD_INPUT
         return ask_remote(args.server, args.question, profile)
     inputs = _serving_inputs(args)
     if inputs is None:
-        return 2
+        return EXIT_BAD_INPUT
     from cli.terminal import ask_command
 
     config, builds_root, llm_settings = inputs
@@ -171,8 +170,6 @@ def ask(args: argparse.Namespace) -> int:
 
 
 # --- advisor eval ------------------------------------------------------------------------------
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class _EvalError(Exception):
@@ -315,13 +312,13 @@ def fleet_compare(args: argparse.Namespace) -> int:
             console.print(f"[yellow]skipped:[/yellow] {key}: {why}", highlight=False)
         if not fleet.catalogs:
             console.print(f"[red]error:[/red] no institution's lakehouse under {root}", highlight=False)
-            return 1
+            return EXIT_FAILED
         institutions, table1 = overview(fleet), table1_rows(fleet)
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
         print(institutions)
         if table1.height:
             print(table1.drop("run_id", "finished_at"))
-    return 0
+    return EXIT_OK
 
 
 def report(args: argparse.Namespace) -> int:

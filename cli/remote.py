@@ -15,16 +15,17 @@ import urllib.request
 from types import SimpleNamespace
 from typing import Any
 
-from cli.terminal import EXIT_BAD_INPUT, EXIT_OK, Terminal, print_answer
+from cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from cli.terminal import Terminal, print_answer
 from serving.answer.language import reply_language
 
-EXIT_UNREACHABLE = 1  # the same code as "no index build": nothing could answer
 TIMEOUT_SECONDS = 60.0
 MAX_ROUNDS = 20  # the server asks each attribute at most twice; this only stops a loop
 
 
 class RemoteError(Exception):
-    def __init__(self, message: str, code: int = EXIT_UNREACHABLE):
+    # no server to ask: the code of "no index build" (EXIT_FAILED), since nothing could answer either way
+    def __init__(self, message: str, code: int = EXIT_FAILED):
         super().__init__(message)
         self.code = code
 
@@ -38,7 +39,7 @@ def _call(base: str, method: str, path: str, body: dict | None = None) -> dict |
             raw = response.read()
     except urllib.error.HTTPError as exc:
         error = _error_of(exc)
-        code = EXIT_BAD_INPUT if exc.code in (400, 404, 413, 422) else EXIT_UNREACHABLE
+        code = EXIT_BAD_INPUT if exc.code in (400, 404, 413, 422) else EXIT_FAILED
         raise RemoteError(f"{base} answered {exc.code}: {error}", code) from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)

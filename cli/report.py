@@ -15,10 +15,9 @@ from pathlib import Path
 from rich.console import Console
 
 from advisor.config import ConfigError, load_config
+from cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 
 console = Console(stderr=True)
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class ReportError(Exception):

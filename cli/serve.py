@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from cli.terminal import EXIT_BAD_INPUT, EXIT_OK
+from cli.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 
 
 def serve_command(config, builds_root: Path, llm_settings, host: str, port: int, err: TextIO | None = None,

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from cli.exit_codes import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from serving.answer.language import reply_language
 from serving.dialogue import templates
-
-EXIT_OK, EXIT_NO_BUILD, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class BadInput(ValueError):
@@ -116,7 +115,7 @@ def ask_command(question: str, profile_pairs: list[str], config, builds_root: Pa
         advisor = open_advisor(builds_root, config, llm_settings)
     except NoBuildError:
         print(f"error: no index build under {builds_root}: run `advisor materialize` first", file=terminal.stderr)
-        return EXIT_NO_BUILD
+        return EXIT_FAILED
     try:
         reply = converse(advisor, question, profile, terminal)
     except DialogueInputError as exc:

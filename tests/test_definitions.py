@@ -47,6 +47,7 @@ def test_demo_config_is_the_default():
     (lambda c: c.update(timezone="Mars/Olympus"), "timezone"),
     (lambda c: c["sources"][0].update(selectors={"content": "main[["}), "sources[0].selectors"),
     (lambda c: c.update(colour="blue"), "colour"),
+    (lambda c: c["sources"][1].update(name="a"), "sources: Value error, source names must be unique; repeated: a"),
 ])
 def test_bad_config_names_the_field(mutate, field):
     config = {

@@ -1,7 +1,8 @@
 """Facts the serving side shares with the library and the web page, each with one owner, and a test
 that a copy has not crept back: the message limit (advisor/message_limit.py), the "don't know"
 option's label (advisor/language/<code>/templates.yaml), the one-third-Hangul rule
-(advisor/language/script.py), and the student page read once per app."""
+(advisor/language/script.py), the student page read once per app, and the pages' DOM helper
+(serving/web/dom.js)."""
 
 from __future__ import annotations
 
@@ -148,3 +149,39 @@ def test_the_page_is_read_once_per_app(monkeypatch, tmp_path):
         monkeypatch.setattr(pages, "WEB_DIR", tmp_path)  # no index.html there: a read per request would fail
         again = api.get("/")
     assert again.status_code == 200 and again.text == first
+
+
+# ------------------------------------------------------------------------------- the pages' DOM helper
+
+class _Scripts(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag == "script" and (src := dict(attrs).get("src")):
+            self.sources.append(src)
+
+
+def test_the_dom_helper_is_defined_once_and_loaded_before_the_pages_that_use_it():
+    owner = WEB / "dom.js"
+    definition = re.compile(r"\bfunction\s+el\s*\(|\bel\s*[:=]\s*(function\b|\()|^\s*el\s*\([\w\s,]*\)\s*\{", re.MULTILINE)
+    assert definition.search(owner.read_text(encoding="utf-8"))
+    users = set()
+    for path in sorted(WEB.glob("*.js")):
+        if path == owner:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not definition.search(text), path.name
+        if re.search(r"\bel\(", text):
+            assert "window.dom" in text, path.name
+            users.add(path.name)
+    assert users == {"app.js", "study.js"}
+    for page in sorted(WEB.glob("*.html")):
+        parser = _Scripts()
+        parser.feed(page.read_text(encoding="utf-8"))
+        names = [src.rsplit("/", 1)[-1] for src in parser.sources]
+        for user in users & set(names):
+            assert "dom.js" in names and names.index("dom.js") < names.index(user), (page.name, names)
+    with client() as api:
+        assert api.get("/static/dom.js").status_code == 200

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import EXIT_RUN_IN_PROGRESS, main
+from cli.exit_codes import EXIT_RUN_IN_PROGRESS
+from cli.main import main
 from cli.run_lock import RUN_TAG, RunInProgress, exclusive_warehouse, recover_dead_runs, this_process
 from tests.conftest import demo_config_on_port, free_port
 

@@ -1,8 +1,9 @@
 """The on-disk layout of index builds, in one place: every file and folder name of a build and of
 the warehouse's builds folder, build ids, atomic publication through the LATEST pointer, and pruning.
 The writers (build.py, serving_artifacts.py) and the readers (store.py, the dialogue, the evaluation)
-all take the names from here.
+all take the names from here, and the benchmark's writer and readers take its path (benchmark_path).
 
+    <warehouse>/benchmarks/qa.jsonl   # benchmark_path(): the synthesized benchmark of the latest build
     <warehouse>/builds/           # BUILDS_DIR
       LATEST                      # one line: the published build id (replaced atomically)
       20260315T101502123456Z-1a2b3c4d/   # a finished build (content below)
@@ -32,6 +33,10 @@ from pathlib import Path
 
 BUILDS_DIR = "builds"  # the warehouse's folder of index builds
 LATEST = "LATEST"
+# The qa_benchmark asset writes it (eval/benchmark/synthesis.py); the evaluation asset and the
+# benchmark scripts read it (docs/contracts.md §3 format).
+BENCHMARK_DIR = "benchmarks"
+BENCHMARK_FILE = "qa.jsonl"
 
 # Inside one build.
 FORMAT_VERSION = 2  # 2: tokens in the chunk store, optional augmented/ collections
@@ -65,6 +70,11 @@ def new_build_id(content_hash: str, now: datetime | None = None) -> str:
 def builds_dir(warehouse: Path) -> Path:
     """The builds folder of a warehouse."""
     return Path(warehouse) / BUILDS_DIR
+
+
+def benchmark_path(warehouse: Path) -> Path:
+    """The warehouse's synthesized benchmark (JSONL), beside its builds folder."""
+    return Path(warehouse) / BENCHMARK_DIR / BENCHMARK_FILE
 
 
 def read_manifest(build_dir: Path) -> dict:

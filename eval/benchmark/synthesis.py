@@ -36,10 +36,10 @@ import random
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from advisor.index import fields
+from advisor.index.layout import benchmark_path
 from advisor.index.store import IndexBuild
 from eval.benchmark.facts import Fact, facts_of, noun_check, without_words
 from eval.benchmark.line_reader import lines_of
@@ -432,10 +432,6 @@ def _digest(text: str) -> str:
 
 # ----------------------------------------------------------------------------- writing
 
-BENCHMARK_DIR = "benchmarks"
-BENCHMARK_FILE = "qa.jsonl"
-
-
 def write_benchmark(warehouse, build: IndexBuild, tokenizer, seed: int = 0,
                     code: str = "", rewrite=None, rewriter: str = "", truth: Truth | None = None,
                     open_tokenizer=None) -> dict:
@@ -445,7 +441,7 @@ def write_benchmark(warehouse, build: IndexBuild, tokenizer, seed: int = 0,
     answers (eval/benchmark/llm_questions.py); `rewriter` names it (model and prompt version) for the stamp.
     `tokenizer` None and `open_tokenizer()` given: the tokenizer is started only when the file
     must be written (Kiwi's seconds are not spent on a re-run that changes nothing)."""
-    path = Path(warehouse) / BENCHMARK_DIR / BENCHMARK_FILE
+    path = benchmark_path(warehouse)
     meta_path = path.with_suffix(".meta.json")
     stamp = {"build_id": build.build_id, "code": code, "seed": seed, "rewriter": rewriter or "template",
              "truth": None if truth is None else truth.digest}

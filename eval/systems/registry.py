@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-# the answer tiers a `tiered` system's aggregate shares out: the dialogue's own (a stdlib-only module)
-from serving.dialogue.types import TIERS as TIERS
+# the answer tiers a `tiered` system's aggregate shares out, the dialogue's (a stdlib-only module)
+from advisor.tiers import TIERS as TIERS
 
 DEPLOYMENT, DONT_KNOW, ORACLE = "deployment", "deployment-dont-know", "oracle"
 SETTINGS = (DEPLOYMENT, DONT_KNOW, ORACLE)

@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field
 from secrets import token_hex
 from typing import Any, Literal
 
+from advisor.tiers import TIERS as TIERS
+
 INTENTS = ("greeting", "ability", "faq", "smalltalk", "retrieval")
-TIERS = ("template", "faq", "documents", "fallback")
 # How an answer's text was made: never present an offline answer as an LLM's (docs/method.md, "What neither paper has")
 ANSWER_METHODS = ("template", "clarify", "faq_verbatim", "extractive", "llm", "fallback")
 
@@ -50,7 +51,7 @@ class Reply:
     questions: list[Question] = field(default_factory=list)  # type == "ask"
     answer: str = ""  # type == "answer"
     intent: str | None = None
-    tier: str | None = None  # template | faq | documents | fallback
+    tier: str | None = None  # one of TIERS
     citations: list[Citation] = field(default_factory=list)
     profile_used: dict = field(default_factory=dict)
     answer_method: str | None = None  # one of ANSWER_METHODS

@@ -7,6 +7,7 @@
 "use strict";
 
 (function () {
+  const { el } = window.dom;  // dom.js, loaded first
   // "don't know" in the language the question is asked in (an English question gets English ones):
   // the server's words, written into the page when it is served
   const UNKNOWN_LABELS = readJson(document.body.dataset.unknownOption);
@@ -97,13 +98,6 @@
   function languageOf(text) {
     if (HANGUL.test(text || "")) return "ko";
     return LETTER.test(text || "") ? "en" : "ko";
-  }
-
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
   }
 
   // ------------------------------------------------------------------ the kept conversation

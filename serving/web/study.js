@@ -4,6 +4,7 @@
 "use strict";
 
 (function () {
+  const { el } = window.dom;  // dom.js, loaded first
   const KEYS = { participant: "study.participant", row: "study.row", department: "study.department",
                  votes: "study.votes" };
   const VOTES = [["a", "A가 더 좋아요"], ["b", "B가 더 좋아요"], ["tie", "비슷해요"]];
@@ -17,13 +18,6 @@
   const done = document.getElementById("done");
   const message = document.getElementById("message");
   const loading = document.getElementById("loading");
-
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
 
   function participantId() {
     let id = sessionStorage.getItem(KEYS.participant);
