@@ -710,12 +710,6 @@ def fake_runner(monkeypatch):
     return calls
 
 
-# These run the build's router on the demo's 1,562 held-out intent examples (about 30 ms each, then
-# in the process's vector cache): under `pytest -n 2` (make test), one worker runs them all, so the
-# examples are encoded once, not once per worker.
-SAME_WORKER = pytest.mark.xdist_group("demo_intent_vectors")
-
-
 @pytest.fixture
 def warehouse_copy(demo_warehouse, tmp_path):
     """The demo build, lakehouse and truth file copied, so these tests' writes stay theirs."""
@@ -764,7 +758,6 @@ def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(wareh
     assert second[2] == first[2] and len(second[2]) == 30
 
 
-@SAME_WORKER
 def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
     config = demo_warehouse.config()
     benchmark = write_jsonl(tmp_path / "bench.jsonl", make_instances(config, 5, gold_from="annotations"))
@@ -808,7 +801,6 @@ def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tm
         con.close()
 
 
-@SAME_WORKER
 def test_advisor_eval_reuses_an_unchanged_run_and_records_the_intent_router(demo_warehouse, warehouse_copy,
                                                                             fake_runner, tmp_path, capsys):
     """`advisor eval` and the asset share eval/entry.py: the same build, benchmark, code, config,
@@ -908,7 +900,6 @@ def materialize_evaluation(warehouse: Path, config_path: Path):
             for e in result.get_asset_materialization_events()}
 
 
-@SAME_WORKER
 def test_evaluation_assets_record_report_and_reuse(demo_warehouse, warehouse_copy, fake_runner):
     from dagster import MarkdownMetadataValue, PathMetadataValue, TableMetadataValue
 
