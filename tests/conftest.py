@@ -145,15 +145,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     """Start the builds the collected tests need, one after the other, and run the tests that need
     none first."""
     previous = None
-    # One test process: one build after the other, each on the core the tests leave. Two (`pytest
-    # -n 2`, make test): both at once, one encoder thread each; the workers soon run out of tests
-    # that need no build and wait, so the two builds have the two cores, and the business
-    # college's is not left to compete with the demo's heaviest tests at the end.
-    in_parallel = bool(os.environ.get("PYTEST_XDIST_WORKER"))
     for name in _BUILT:
         if any(name in item.fixturenames for item in items):
-            previous = _BUILDS[name] = BackgroundBuild(name.split("_")[0], *_BUILT[name],
-                                                       after=None if in_parallel else previous)
+            previous = _BUILDS[name] = BackgroundBuild(name.split("_")[0], *_BUILT[name], after=previous)
     # stable, so each group keeps its order: no build, then the demo's, then the business college's
     # (built last, while the demo's tests run)
     items.sort(key=lambda item: max((rank + 1 for rank, name in enumerate(_BUILT) if name in item.fixturenames),
