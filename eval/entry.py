@@ -129,7 +129,7 @@ def evaluate(config, warehouse: Path, benchmark: Path | str, systems: Sequence[s
         advisor, tokenizer = _engine(config, root, llm_settings, meta.build_id)
         outcome = runner.run_evaluation(advisor, instances, systems, settings, llm_client=advisor.llm_client,
                                         tokenizer=tokenizer, progress=report, true_labels=labels)
-    with connect() as con:  # its vector cache: the build encoded some of the examples, a re-run all of them
+    with connect() as con:  # its vector cache: a re-run encodes none of the examples again
         intent, router, predictions = intent_evaluation(build_dir, test_examples, con)
     result = Evaluated(meta.run_id, False, meta.build_id, meta.benchmark_hash, meta.instances, meta.gold_from,
                        outcome.aggregates)

@@ -13,8 +13,8 @@ Records are built and written by one writer thread per recorder, not by the requ
 32 clients the file calls made on each request's own thread raised the template answers' p95 by
 1.34x (`bench/load.py --log-ratio`), although one record costs 0.05-0.33 ms. A request only appends
 to a deque (no lock, no thread woken); the writer wakes WRITE_EVERY_SECONDS, builds what has piled
-up and appends it with one write per file. A record waits in memory only until then (`flush` writes
-at once: the app's shutdown, and tests that read the files).
+up and appends it with one write per file. A record waits in memory only until then (`close`, at
+the app's shutdown, and `flush`, for tests that read the files, write at once).
 """
 
 from __future__ import annotations
