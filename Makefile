@@ -30,7 +30,7 @@ readme-results: $(STAMP)
 ## tests, redis-server for the shared-session tests and the PostgreSQL server for the
 ## production-instance tests first when they are missing).
 test: $(STAMP) browser redis postgres lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 # The type checker reads [tool.basedpyright] in pyproject.toml and the project's own interpreter.
 TYPECHECK := $(BIN)/basedpyright --pythonpath $(BIN)/python

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from advisor import progress
 from advisor.build import stage as index_stage
+from advisor.index.embed_e5 import encoded_count
 from advisor.index.embedders import E5Embedder, LSAEmbedder
 from advisor.ingest import coverage
 from advisor.lakehouse import scalar
@@ -46,6 +47,7 @@ def index_build(
                             "embedder")
     choice = "openai" if use_openai else ("lsa" if config.pipeline.embedder == "lsa" else "e5")
     progress.report("index_build", f"embedding ({choice}) and writing the build")
+    encoded_before = encoded_count()
     with warehouse.connect() as con, ExitStack() as stack:
         annotator = active_annotator_name(config, llm)
         annotator_version = scalar(con, "SELECT any_value(annotator_version) FROM chunk_annotations WHERE annotator = ?",
@@ -84,6 +86,8 @@ def index_build(
             "path": MetadataValue.path(str(outcome.directory)),
             "annotator": annotator,
             "embedder": choice,
+            # what the build cost the encoder: the texts not found in a cache (lakehouse, shipped)
+            **({"texts_encoded": encoded_count() - encoded_before} if choice == "e5" else {}),
             "build_seconds": round(outcome.seconds, 2),
             "delta_of": outcome.delta_of or "none (a full build)",
             **{f"chunks_{name}": n for name, n in sorted(outcome.counts.items())},

@@ -160,9 +160,24 @@ def _built(name: str) -> DemoWarehouse:
     return _BUILDS[name].result()
 
 
+def pytest_configure(config) -> None:
+    """`pytest -n N` (pytest-xdist): the workers share one build of each college, made by whichever
+    worker gets there first (the KEPT_BUILDS lock), in a folder this controller removes at the end."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput") \
+            and KEPT_BUILDS not in os.environ:
+        # set before the workers start: they inherit this process's environment
+        os.environ[KEPT_BUILDS] = _SHARED_BUILDS["folder"] = tempfile.mkdtemp(prefix="advisor-builds-")
+
+
+_SHARED_BUILDS: dict[str, str] = {}
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     for build in _BUILDS.values():
         build.stop()
+    if "folder" in _SHARED_BUILDS:  # the controller of `pytest -n N`, after its workers
+        shutil.rmtree(_SHARED_BUILDS.pop("folder"), ignore_errors=True)
+        os.environ.pop(KEPT_BUILDS, None)
 
 
 @pytest.fixture(scope="session")

@@ -734,7 +734,7 @@ def run_eval(argv, capsys):
 
 def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(warehouse_copy, monkeypatch):
     """A second evaluation of the router, in a new process, encodes none of the examples again."""
-    from advisor.index import embed_e5, vector_cache
+    from advisor.index import embed_e5, vector_cache, warm_vectors
     from advisor.index.layout import builds_dir, latest_build_dir
     from advisor.intents.dataset import load_intent_examples
     from eval.entry import intent_evaluation
@@ -747,6 +747,7 @@ def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(wareh
         encode = embed_e5._encode
         monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.append(len(texts)) or encode(texts, query))
         monkeypatch.setattr(vector_cache, "_PROCESS", {})  # nothing in this process's memory
+        monkeypatch.setattr(warm_vectors, "warm", lambda embedder: 0)  # nor in a shipped file
         first = intent_evaluation(build_dir, examples, con)
         monkeypatch.setattr(vector_cache, "_PROCESS", {})  # a new process
         encoded_first = sum(encoded)

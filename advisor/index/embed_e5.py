@@ -16,7 +16,8 @@ the whole chunk (MRR 0.77 against 0.75), and embedding costs time in proportion 
 (about 1 ms per token on two cores).
 
 Vectors are cached by (model, kind, text hash) in this process and, given a lakehouse connection,
-in its `embedding_cache`: a re-run embeds only texts it has not seen.
+in its `embedding_cache`: a re-run embeds only texts it has not seen. The example institutions ship
+theirs (advisor/index/warm_vectors.py): read on a process's first miss.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
+from advisor.index import warm_vectors
 from advisor.index.embed_common import normalize_rows, write_meta
 from advisor.index.vector_cache import VectorCache
 from advisor.message_limit import MAX_MESSAGE_CHARS
@@ -87,7 +89,7 @@ class E5Embedder:
 
     def remember(self, kind: str, by_hash) -> None:
         """Vectors of `kind` ("query" | "passage") known by text hash, kept in this process (the
-        shipped seed vectors: advisor/intents/seed_vectors.py)."""
+        shipped vectors: advisor/intents/seed_vectors.py, advisor/index/warm_vectors.py)."""
         self.cache.preload(f"{self.version}:{kind}", by_hash)
 
     def _vectors(self, texts: list[str], kind: str) -> np.ndarray:
@@ -96,12 +98,17 @@ class E5Embedder:
         key = f"{self.version}:{kind}"
         found = self.cache.get(key, texts)
         missing = list(dict.fromkeys(t for t in texts if t not in found and t.strip()))
+        if missing and warm_vectors.warm(self):  # the examples' shipped vectors, read on a first miss
+            found = self.cache.get(key, texts)
+            missing = [t for t in missing if t not in found]
         if missing:
+            _count_encoded(len(missing))
             computed = {}
             for start in range(0, len(missing), BATCH):
                 batch = missing[start:start + BATCH]
                 computed.update(zip(batch, normalize_rows(_encode(batch, kind == "query"))))
             self.cache.put(key, computed)
+            warm_vectors.note(kind, computed)
             found.update(computed)
         zero = np.zeros(DIM, dtype=np.float32)  # a blank text matches nothing
         return np.stack([found.get(t, zero) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
@@ -118,6 +125,20 @@ class E5Embedder:
             raise EncoderUnavailable(f"{directory}: embedded with {meta.get('version')!r}, but this environment "
                                      f"has {embedder.version!r}: rebuild the index (advisor materialize)")
         return embedder
+
+
+_ENCODED = [0]  # texts this process has run through the encoder (the rest came from a cache)
+
+
+def _count_encoded(n: int) -> None:
+    with _MODEL_LOCK:
+        _ENCODED[0] += n
+
+
+def encoded_count() -> int:
+    """Texts encoded by this process so far: the difference over a step is what it cost the encoder
+    (the index build's metadata)."""
+    return _ENCODED[0]
 
 
 def _encode(texts: list[str], is_query: bool) -> np.ndarray:
