@@ -59,7 +59,9 @@ def index_build(
             if choice == "openai":
                 from advisor.index.embedders import OpenAIEmbedder
 
-                return stack.enter_context(closing(OpenAIEmbedder(llm.settings(), con)))  # its HTTP client
+                model, dimensions = llm.embedding()
+                return stack.enter_context(closing(  # its HTTP client
+                    OpenAIEmbedder(llm.settings(), con, model=model, dimensions=dimensions)))
             if choice == "lsa":
                 return LSAEmbedder.train(texts, tokens)  # trained on this corpus, saved inside the build
             return E5Embedder(con)  # its vectors cached in the lakehouse: a re-run embeds only new texts

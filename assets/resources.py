@@ -16,7 +16,14 @@ from dagster_duckdb import DuckDBResource
 from advisor.config import InstitutionConfig, load_config
 from advisor.ingest.raw_store import RawStore
 from advisor.lakehouse import LAKEHOUSE_FILE, ensure_schema
-from advisor.settings import EnvironmentGroup, InstitutionEnvironment, LLMEnvironment, read, set_variables
+from advisor.settings import (
+    EmbeddingEnvironment,
+    EnvironmentGroup,
+    InstitutionEnvironment,
+    LLMEnvironment,
+    read,
+    set_variables,
+)
 
 
 def _given_or_environment(given: str | None, group: type[EnvironmentGroup], field: str) -> str:
@@ -69,6 +76,9 @@ class WarehouseResource(ConfigurableResource):
         return RawStore(self.root)
 
 
+EMBEDDING_PREFIX = "embedding_"
+
+
 class LLMResource(ConfigurableResource):
     """The OpenAI-compatible endpoint, resolved when a run starts. A field is one of the LLM
     variables (LLMEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, ADVISOR_LLM_MODEL ...) as its raw
@@ -84,17 +94,31 @@ class LLMResource(ConfigurableResource):
     max_retries: str | None = None
     backoff: str | None = None
     invalid_output_retries: str | None = None
+    # the `openai` embedder's model and dimensions (EmbeddingEnvironment: ADVISOR_EMBEDDING_*), on the
+    # same endpoint: `embedding_` and the variable's field
+    embedding_model: str | None = None
+    embedding_dimensions: str | None = None
 
     @classmethod
     def from_environment(cls) -> "LLMResource":
         """The variables set now, as EnvVars (the code location's resource: the UI shows their names)."""
-        return cls(**{field: EnvVar(variable) for field, variable in set_variables(LLMEnvironment).items()})
+        fields = {field: EnvVar(variable) for field, variable in set_variables(LLMEnvironment).items()}
+        fields.update({EMBEDDING_PREFIX + field: EnvVar(variable)
+                       for field, variable in set_variables(EmbeddingEnvironment).items()})
+        return cls(**fields)
 
     def settings(self):
         from advisor.llm.settings import LLMSettings
 
         given = {field: getattr(self, field) for field in LLMEnvironment.model_fields if getattr(self, field) is not None}
         return read(LLMSettings, given=given)  # ValueError names the variable
+
+    def embedding(self) -> tuple[str, int | None]:
+        """The `openai` embedder's (model, dimensions): these fields, else the variables, else the defaults."""
+        given = {field: value for field in EmbeddingEnvironment.model_fields
+                 if (value := getattr(self, EMBEDDING_PREFIX + field)) is not None}
+        embedding = read(EmbeddingEnvironment, given=given)  # ValueError names the variable
+        return embedding.model, embedding.dimensions
 
     def configured(self) -> bool:
         return self.settings().configured

@@ -13,6 +13,7 @@ import pytest
 
 from advisor import reference
 from advisor.settings import (
+    EmbeddingEnvironment,
     InstitutionEnvironment,
     LLMEnvironment,
     ServeEnvironment,
@@ -181,15 +182,24 @@ def test_the_resources_take_environment_values_as_envvars_and_never_show_the_key
     from assets.resources import LLMResource, WarehouseResource
     from pipelines.definitions import build_definitions
 
-    assert set(LLMResource.model_fields) == set(LLMEnvironment.model_fields)  # a field per LLM variable
-    for name in ("OPENAI_BASE_URL", "ADVISOR_CONFIG", "ADVISOR_FLEET_CONFIGS"):
+    # a field per LLM variable, and per variable of the `openai` embedder on the same endpoint
+    assert set(LLMResource.model_fields) == set(LLMEnvironment.model_fields) | {
+        f"embedding_{field}" for field in EmbeddingEnvironment.model_fields}
+    for name in ("OPENAI_BASE_URL", "ADVISOR_CONFIG", "ADVISOR_FLEET_CONFIGS", "ADVISOR_EMBEDDING_MODEL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-42")
+    monkeypatch.setenv("ADVISOR_EMBEDDING_DIMENSIONS", "256")
     monkeypatch.setenv("ADVISOR_WAREHOUSE", str(tmp_path))
     defs = build_definitions()
     llm, warehouse = defs.resources["llm"], defs.resources["warehouse"]
     assert isinstance(llm.api_key, EnvVar) and llm.api_key.env_var_name == "OPENAI_API_KEY" and llm.base_url is None
     assert isinstance(warehouse.path, EnvVar) and warehouse.path.env_var_name == "ADVISOR_WAREHOUSE"
+    assert isinstance(llm.embedding_dimensions, EnvVar) and llm.embedding_model is None
+    assert llm.embedding_dimensions.env_var_name == "ADVISOR_EMBEDDING_DIMENSIONS"
+    assert LLMResource(embedding_model="m", embedding_dimensions="64").embedding() == ("m", 64)
+    assert LLMResource().embedding() == ("text-embedding-3-small", 256)  # the variable, as the fields are unset
+    with pytest.raises(ValueError, match="ADVISOR_EMBEDDING_DIMENSIONS"):
+        LLMResource(embedding_dimensions="-3").embedding()
     assert build_definitions(warehouse="given").resources["warehouse"].path == "given"  # an argument wins
     snapshot = serialize_value(RepositorySnap.from_def(defs.get_repository_def()))  # what the UI is sent
     assert "OPENAI_API_KEY" in snapshot and "sk-secret-42" not in snapshot
