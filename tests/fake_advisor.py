@@ -24,6 +24,7 @@ from typing import Any
 import uvicorn
 
 from advisor.index.layout import LATEST, latest_build_id
+from serving.answer.language import reply_language
 from serving.dialogue.engine import DialogueInputError, NoBuildError
 from serving.dialogue.types import Citation, Option, Question, Reply
 from tests.conftest import free_port
@@ -66,8 +67,11 @@ class FakeAdvisor:
             session.active += 1
             if session.active > 1:
                 self.overlaps += 1
+        asked = message if message is not None else (session.pending or "")
         try:
-            return self._respond(session, message, profile)
+            reply = self._respond(session, message, profile)
+            reply.language = reply_language(asked, "ko")  # as the engine says it
+            return reply
         finally:
             with self._count_lock:
                 session.active -= 1

@@ -92,3 +92,18 @@ def test_an_english_question_finds_the_korean_page_that_answers_it_not_the_engli
     assert not retriever._prepare([korean], [None], "dense", True)[0].foreign
     scores = [c.score for c in retriever.search(korean, {}, mode="dense").chunks]
     assert scores == sorted(scores, reverse=True) and scores[0] > 0.5  # cosines, not heights above a level
+
+
+def test_every_reply_says_the_language_its_own_words_are_in(demo):
+    """The page draws its badge, labels and "don't know" in the reply's `language`: the engine's
+    reading of the message, so the page keeps no rule of its own (an English question with a
+    Korean word is English, as a third of the letters being Hangul makes Korean)."""
+    for message, language in (("How many credits do I need to graduate?", "en"),
+                              ("졸업하려면 전공 몇 학점 들어야 해요?", "ko"),
+                              ("can I take 학점교류 courses at another university?", "en")):
+        session = demo.new_session()
+        reply = demo.respond(session, message=message)
+        assert reply.language == language, (message, reply.type)
+        while reply.type == "ask":  # the answer to the questions keeps the question's language
+            reply = demo.respond(session, profile={q.attribute: None for q in reply.questions})
+            assert reply.language == language and reply.as_api("s")["language"] == language

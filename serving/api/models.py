@@ -100,6 +100,10 @@ class SourceOut(BaseModel):
     chunk: SourceChunkOut
 
 
+REPLY_LANGUAGE = ("extension: the language of the reply's own words (questions, labels, headings, notes): "
+                  "ko | en, as the server reads the student's message")
+
+
 class AskReply(BaseModel):
     """Profile questions, asked only for the attributes this query needs; answer them with
     `{"session_id", "profile": {attribute: value | null}}`."""
@@ -107,6 +111,7 @@ class AskReply(BaseModel):
     session_id: str
     type: Literal["ask"]
     questions: list[QuestionOut]
+    language: str | None = Field(None, description=REPLY_LANGUAGE)
 
 
 class AnswerReply(BaseModel):
@@ -121,6 +126,7 @@ class AnswerReply(BaseModel):
     disclaimer: str | None = Field(None, description="shown with fallback answers (and notes on document answers)")
     answer_id: str | None = Field(None, pattern="^[0-9a-f]{32}$",
                                   description="extension: this answer's random id (32 hex digits), for POST /v1/feedback")
+    language: str | None = Field(None, description=REPLY_LANGUAGE)
 
 
 class ErrorDetail(BaseModel):

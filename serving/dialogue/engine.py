@@ -270,12 +270,14 @@ class Advisor:
             raise DialogueInputError("message", "send either a message or profile answers, not both or neither")
         started = time.perf_counter()
         today = today or self.config.today()
+        asked = message if message is not None else (session.pending.message if session.pending else "")
         if profile is not None:
             reply = self._on_answers(session, profile, today)
         else:
             reply = self._on_message(session, checked_message(message), today)
         session.turns += 1
         reply = self._dated(reply)
+        reply.language = reply_language(asked, self.language)
         reply.trace["seconds"] = time.perf_counter() - started
         return reply
 

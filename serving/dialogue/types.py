@@ -60,9 +60,12 @@ class Reply:
     # Names this answer in feedback and in the question log (extension of §4): random, so it says
     # nothing of the session or of other answers, and no record joins a feedback to a student.
     answer_id: str = field(default_factory=lambda: token_hex(16))
+    # The language of the reply's own words (labels, headings, notes, the page's badge): the
+    # student's, as the engine reads the message (serving.answer.language.reply_language)
+    language: str | None = None
 
     def as_api(self, session_id: str) -> dict:
-        body: dict[str, Any] = {"session_id": session_id, "type": self.type}
+        body: dict[str, Any] = {"session_id": session_id, "type": self.type, "language": self.language}
         if self.type == "ask":
             body["questions"] = [asdict(q) for q in self.questions]
             return body

@@ -11,8 +11,6 @@
   // "don't know" in the language the question is asked in (an English question gets English ones):
   // the server's words, written into the page when it is served
   const UNKNOWN_LABELS = readJson(document.body.dataset.unknownOption);
-  const HANGUL = /[\uac00-\ud7a3\u3131-\u318e]/;
-  const LETTER = /\p{L}/u;
   // What kind of answer it is, in the language of the answer (the badge must agree with its body).
   const BADGES = {
     ko: {
@@ -91,13 +89,6 @@
   // Characters as the server counts them (code points, after trimming), not UTF-16 units.
   function charCount(text) {
     return Array.from(text).length;
-  }
-
-  // The language a student wrote in, as the server reads it: Hangul is Korean, other letters are
-  // English (the replies exist in those two), no letters at all is the page's own Korean.
-  function languageOf(text) {
-    if (HANGUL.test(text || "")) return "ko";
-    return LETTER.test(text || "") ? "en" : "ko";
   }
 
   // ------------------------------------------------------------------ the kept conversation
@@ -219,7 +210,9 @@
 
   // {ok: true} when the server answered the turn; else {ok: false, status, error} (already shown,
   // except a message's own faults, which the caller shows beside the box).
-  async function post(body, lang) {
+  // The reply says its language (the server reads the student's message; the page has no rule of
+  // its own): its questions, labels and badge are drawn in it, and the student's message is marked so.
+  async function post(body) {
     const conversation = state;
     setBusy(true);
     const pending = showPending();
@@ -245,8 +238,8 @@
     }
     if (response.ok && data) {
       state.sessionId = data.session_id;
-      render(data, lang);
-      return { ok: true };
+      render(data);
+      return { ok: true, language: data.language || "ko" };
     }
     const error = (data && data.error) || {};
     const failure = { ok: false, status: response.status, error: error };
@@ -285,9 +278,11 @@
     notice.box.setAttribute("role", "status");
   }
 
-  function render(reply, lang) {
+  function render(reply) {
+    const lang = reply.language || "ko";
     if (reply.type === "ask") {
-      const shown = append({ kind: "ask", questions: keptQuestions(reply.questions || []), chosen: {}, closed: false });
+      const shown = append({ kind: "ask", lang: lang, questions: keptQuestions(reply.questions || []), chosen: {},
+                             closed: false });
       const first = shown.box.querySelector("button.option:not(:disabled)");
       if (first) first.focus();
     } else {
@@ -325,7 +320,7 @@
       const group = el("fieldset", "question");
       group.dataset.attribute = question.attribute;
       group.appendChild(el("legend", null, question.question));
-      group.lang = languageOf(question.question);
+      group.lang = turn.lang || "ko";
       const options = el("div", "options");
       const choices = question.options.map((o) => ({ value: o.value, label: o.label, unknown: false }));
       choices.push({ value: null, label: UNKNOWN_LABELS[group.lang === "ko" ? "ko" : "en"], unknown: true });
@@ -349,7 +344,7 @@
           input.focus();
           const profile = {};
           Object.keys(answers).forEach((name) => { profile[name] = answers[name].value; });
-          post({ session_id: state.sessionId, profile: profile }, languageOf(question.question)).then((result) => {
+          post({ session_id: state.sessionId, profile: profile }).then((result) => {
             if (result.ok) {
               turn.closed = true;
               Object.keys(answers).forEach((name) => { turn.chosen[name] = answers[name].index; });
@@ -819,8 +814,7 @@
     }
     showFieldError(null);
     const message = input.value.trim();
-    const lang = languageOf(message);
-    const mine = append({ kind: "mine", text: message, lang: lang });
+    const mine = append({ kind: "mine", text: message });
     input.value = "";
     showCount();
     input.focus(); // the send button is disabled while the answer comes: the focus stays in the box
@@ -828,13 +822,14 @@
     // asks something else; either way their buttons are done once the server has it.
     const open = state.turns.filter((t) => t.kind === "ask" && !t.closed && !t.earlier);
     const groups = Array.from(log.querySelectorAll("li:not(.earlier) fieldset.question:not(.answered)"));
-    let result = await post({ session_id: state.sessionId, message: message }, lang);
+    let result = await post({ session_id: state.sessionId, message: message });
     if (!result.ok && result.status === 404) {
       sessionExpired(mine);
-      result = await post({ session_id: null, message: message }, lang);
+      result = await post({ session_id: null, message: message });
     }
     if (result.status === -1) return; // the student started a new conversation meanwhile
     if (result.ok) {
+      mine.turn.lang = mine.box.lang = result.language;
       open.forEach((turn) => { turn.closed = true; });
       groups.forEach(closeGroup);
       save();
