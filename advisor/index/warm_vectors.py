@@ -3,16 +3,16 @@
 A first build of the demo college spent about 9 of its 10 minutes in the e5 encoder on two cores
 (1,206 passages, the FAQ store, 800 calibration queries, the router's examples), in `make demo`
 and in every test session alike. Those vectors are a pure function of (model version, kind, text),
-and the example sites are fixed text, so each example ships them: `examples/<name>/FILE_NAME`,
-keyed by the text's hash, as float32, the encoder's own numbers (a vector read from the file equals
-a fresh one exactly, so no figure depends on whether the file was there).
+and an example site is fixed text (but for its notices, which follow the month), so each example
+ships them: `examples/<name>/FILE_NAME`, keyed by text, as float32: the very vectors a cold build
+computed, so a warm build's figures are a cold build's.
 
 The e5 embedder reads every shipped file of its model version on its first cache miss in a
 process (`warm`): a text the files hold is not encoded again; any other (a real institution's
 pages, an edited example page, a student's new message) is encoded as before. A file of another
 model version is ignored. `cli/warm_vectors.py` writes a file by building the example from cold;
-tests/test_warm_vectors.py checks that a sample equals fresh encodings and that the demo's build
-found nearly everything in it.
+tests/test_warm_vectors.py checks that a sample equals fresh encodings and that the file holds the
+static side of the demo's build as it is today.
 
 The library reads these as files and never imports an example (pyproject's import contracts).
 """
