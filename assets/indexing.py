@@ -7,9 +7,9 @@ from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, M
 from pydantic import Field
 
 from advisor import progress
-from advisor.build import stage as index_stage
 from advisor.index.embed_e5 import encoded_count
 from advisor.index.embedders import E5Embedder, LSAEmbedder
+from advisor.index_build import stage as index_stage
 from advisor.ingest import coverage
 from advisor.lakehouse import scalar
 from advisor.versioning import code_version
@@ -26,7 +26,7 @@ INDEX_CODE = code_version(index_stage)
 class IndexBuildConfig(Config):
     full: bool = Field(default=False, description=(
         "Build everything anew even when only the dynamic collection changed (by default such a change "
-        "reuses the latest build's static side: advisor/build/delta.py). The nightly refresh sets it."))
+        "reuses the latest build's static side: advisor/index_build/delta.py). The nightly refresh sets it."))
 
 
 @stage_asset(

@@ -3,7 +3,7 @@
 - `nightly_refresh`: everything, the evaluation included, with a full index build (a new LSA
   model over all the documents, the FAQ threshold recalibrated);
 - `notices_hourly`: the dynamic collection only (notices): crawl its sources, clean, chunk,
-  annotate and publish a build that reuses the static side (advisor/build/delta.py). No benchmark,
+  annotate and publish a build that reuses the static side (advisor/index_build/delta.py). No benchmark,
   no evaluation: those follow the nightly refresh or a request. A running server picks the new
   build up on its next request.
 """

@@ -11,10 +11,10 @@ import httpx
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from advisor.build.records import expires_on
 from advisor.config import InstitutionConfig, Selectors
 from advisor.index.layout import read_manifest
 from advisor.index.store import latest_build_dir
+from advisor.index_build.records import expires_on
 from advisor.ingest.documents import compute_statuses
 from advisor.ingest.html_text import extract_page
 from advisor.ingest.page_dates import page_dates

@@ -1,4 +1,4 @@
-"""Notices on their own cadence (pipelines/schedules.py, advisor/build/delta.py): a changed notice
+"""Notices on their own cadence (pipelines/schedules.py, advisor/index_build/delta.py): a changed notice
 is crawled, indexed and published by the notices run alone, in a build that reuses the static
 side of the one before; nothing static is crawled, indexed or calibrated again, and neither the
 benchmark nor the evaluation runs."""

@@ -10,11 +10,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from advisor.build.records import chunk_span
 from advisor.index import layout
 from advisor.index.sources import load_sources
 from advisor.index.store import latest_build_dir, load_build
 from advisor.index.writer import write_build
+from advisor.index_build.records import chunk_span
 from tests.hashing_embedder import HashingEmbedder
 from tests.test_index_build import SCHEMA, make_records
 

@@ -35,10 +35,10 @@ from advisor.versioning import text_hash
 
 EMBEDDERS = ("e5", "lsa", "openai")
 # embedders saved inside a build that embed a text the same way for as long as the build lives: a
-# delta build (advisor/build/delta.py) may reuse the static side they embedded
+# delta build (advisor/index_build/delta.py) may reuse the static side they embedded
 LOCAL_EMBEDDERS = ("e5", "lsa")
 # embedders trained on a language at large (not on this corpus): their cosines say something about
-# texts the corpus never used (advisor/build/semantic.py)
+# texts the corpus never used (advisor/index_build/semantic.py)
 PRETRAINED_EMBEDDERS = ("e5", "openai")
 
 __all__ = [

@@ -52,7 +52,7 @@ CHUNK_SCHEMA = {
     "expires_on": pl.Date,
 }
 
-# One row per source document (advisor/build/records.py makes them); chunk_starts/ends: each chunk's
+# One row per source document (advisor/index_build/records.py makes them); chunk_starts/ends: each chunk's
 # body in `text` (null when it could not be located), parallel to chunk_ids.
 SOURCES_SCHEMA = {
     "doc_url": pl.String, "title": pl.String, "text": pl.String, "source": pl.String, "kind": pl.String,
@@ -113,7 +113,7 @@ def write_build(
     (the dialogue's artifacts are made from the finished indexes, so they come last).
 
     `reuse`: collection -> an earlier build whose folder of that collection (and its augmented
-    twin) holds exactly these rows and vectors: linked instead of indexed again (advisor/build/delta.py).
+    twin) holds exactly these rows and vectors: linked instead of indexed again (advisor/index_build/delta.py).
     `hnsw_above`: a collection with more rows gets the usearch HNSW index (None: none does; the
     retrieval config decides, `advisor.config.hnsw_above`: an index no search reads is not built)."""
     builds_root = Path(builds_root)

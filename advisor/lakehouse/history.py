@@ -203,7 +203,7 @@ def create_history(con: duckdb.DuckDBPyConnection, history: History, at: datetim
 
 
 # The manifest lists a build's chunk ids in record order, static before dynamic
-# (advisor/build/records.py orders by collection descending): the first `chunks_static` are static.
+# (advisor/index_build/records.py orders by collection descending): the first `chunks_static` are static.
 _BUILD_CHUNKS_BACKFILL = """
 INSERT INTO index_build_chunks
 SELECT b.build_id, u.chunk_id, CASE WHEN u.n <= b.chunks_static THEN 'static' ELSE 'dynamic' END

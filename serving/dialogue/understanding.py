@@ -119,7 +119,7 @@ class MessageReader:
     def answers_in_other_words(self, message: str, evidence) -> bool:
         """Is some passage of the evidence as close to the message, for the encoder, as no unrelated
         question gets to this corpus (the build's calibrated threshold for the message's language:
-        advisor/build/semantic.py)? A paraphrase ("실습할 회사를 따로 구해 와도 돼요?" for "실습
+        advisor/index_build/semantic.py)? A paraphrase ("실습할 회사를 따로 구해 와도 돼요?" for "실습
         기관을 직접 찾아도 되나요?") shares meaning, not words. In the institution's language the
         message must not name more than MAX_UNSEEN topics the corpus never uses: "학생식당 점심 메뉴"
         is near every page about campus life, and about none of them."""

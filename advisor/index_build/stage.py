@@ -19,8 +19,6 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from advisor.build import delta, serving_artifacts
-from advisor.build import records as index_records
 from advisor.chunking import kiwi_tokens
 from advisor.chunking.token_cache import cached_tokens, tokenizer_for, tokenizer_version_for
 from advisor.config import InstitutionConfig, hnsw_above
@@ -28,6 +26,8 @@ from advisor.faq import calibrate, fit, match, paraphrase, store
 from advisor.index import layout, writer
 from advisor.index.embedders import LOCAL_EMBEDDERS, load_embedder
 from advisor.index.store import latest_build_dir
+from advisor.index_build import delta, serving_artifacts
+from advisor.index_build import records as index_records
 from advisor.intents import classifier
 from advisor.intents.dataset import load_intent_examples
 from advisor.lakehouse import insert_rows, latest_run, scalar
@@ -42,7 +42,7 @@ class BuildOutcome:
     counts: dict
     seconds: float
     serving: dict = field(default_factory=dict)  # the manifest's "serving" entry: FAQ store, threshold, intent model
-    delta_of: str | None = None  # the build whose static side a delta build reuses (advisor/build/delta.py)
+    delta_of: str | None = None  # the build whose static side a delta build reuses (advisor/index_build/delta.py)
 
 
 def input_fingerprint(con: duckdb.DuckDBPyConnection, annotator: str, common: str,
@@ -126,7 +126,7 @@ def build_index(
     embedder_choice: str,
     run_id: str,
     enrich=None,  # URAG-F: (build, seed FAQ entries) -> Enrichment, with an LLM; see serving_artifacts
-    full: bool = False,  # never a delta build (advisor/build/delta.py): the nightly refresh
+    full: bool = False,  # never a delta build (advisor/index_build/delta.py): the nightly refresh
 ) -> BuildOutcome:
     started = datetime.now(timezone.utc)
     builds_root = layout.builds_dir(warehouse)

@@ -18,7 +18,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Sequence
 
-from advisor.build.semantic import semantic_thresholds
 from advisor.faq.calibrate import Calibration, calibrate
 from advisor.faq.fit import aliases_from_config
 from advisor.faq.match import Scorer, encoder_fusion
@@ -26,6 +25,7 @@ from advisor.faq.store import FAQStore, faq_entries_from_build, save_scorer, wri
 from advisor.index.embedders import PRETRAINED_EMBEDDERS
 from advisor.index.layout import FAQ_DIR, INTENT_DIR, SERVING_FILE
 from advisor.index.store import load_build
+from advisor.index_build.semantic import semantic_thresholds
 from advisor.intents import seed_vectors
 from advisor.intents.classifier import IntentClassifier, evaluate, sample
 from advisor.retrieval import Retriever, params_from
