@@ -23,10 +23,10 @@ from pathlib import Path
 import duckdb
 
 from advisor.config import example_config
+from cli.warm_vectors import BUILD  # the writer's selection: what a build encodes
 from eval.dialogue.realfaq import free_port
 from eval.sets.build import config_on_port
 
-SELECTION = "not key:evaluation and not key:evaluation_report"
 # a child that reads no shipped file: the cold side
 COLD = ("import sys; from advisor.index import warm_vectors; from advisor.index.embed_e5 import E5Embedder; "
         "warm_vectors.record_cold(E5Embedder().version); from cli.main import main; sys.exit(main(sys.argv[1:]))")
@@ -40,7 +40,7 @@ def build(example: str, cold: bool) -> tuple[float, int]:
         warehouse = Path(folder) / "warehouse"
         started = time.perf_counter()
         subprocess.run([sys.executable, "-c", COLD if cold else WARM, "materialize", "--config", str(config),
-                        "--warehouse", str(warehouse), "--select", SELECTION],
+                        "--warehouse", str(warehouse), "--select", BUILD],
                        check=True, stdout=subprocess.DEVNULL)
         seconds = time.perf_counter() - started
         with duckdb.connect(str(warehouse / "lakehouse.duckdb"), read_only=True) as con:

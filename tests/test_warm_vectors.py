@@ -37,7 +37,9 @@ def test_a_sample_of_each_file_equals_fresh_encodings(path):
         texts = sorted(held[kind])
         assert len(texts) > 100, (kind, len(texts))
         sample = texts[::len(texts) // 6][:6]  # spread over the sorted texts: both languages, all sources
+        before = embed_e5.encoded_count()
         fresh = normalize_rows(embed_e5._encode(sample, kind == "query"))  # the encoder itself, no cache
+        assert embed_e5.encoded_count() - before == len(sample)  # what index_build's texts_encoded counts
         np.testing.assert_allclose(np.stack([held[kind][t] for t in sample]), fresh, atol=1e-5)
 
 

