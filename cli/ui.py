@@ -32,9 +32,23 @@ def _interrupted(_signum, _frame) -> None:
     raise KeyboardInterrupt
 
 
+def create_instance_storage(home: Path) -> None:
+    """Creates the instance's storage in `home` before anything that uses it starts.
+
+    The webserver, its code server and the daemon start together. On a fresh home each of them would
+    create the SQLite storage and stamp its schema version; two stamps leave the version table with
+    two heads, and the code server then fails to load (seen in CI). Opening the instance once here
+    makes the storage, so the children only read it."""
+    from dagster import DagsterInstance
+
+    with DagsterInstance.from_config(str(home)):
+        pass
+
+
 def run_ui(warehouse: Path, config: str | None, host: str, port: int) -> int:
     """Serves until interrupted (or until the webserver stops); the daemon stops with it."""
     home = prepare_dagster_home(warehouse)
+    create_instance_storage(home)
     environment = child_environment(**{variable_name(DagsterEnvironment, "home"): str(home),
                                        variable_name(InstitutionEnvironment, "warehouse"): str(Path(warehouse).resolve())})
     if config:

@@ -189,3 +189,25 @@ def test_make_ui_serves_the_clis_warehouse_without_warnings(tmp_path):
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"http://127.0.0.1:{port}/server_info", timeout=2)
     assert "ui: $(STAMP)\n\t$(BIN)/advisor ui" in (root / "Makefile").read_text()
+
+
+def test_the_ui_makes_the_instance_storage_before_its_processes_start_together(tmp_path, monkeypatch):
+    """`advisor ui` starts the webserver, its code server and the daemon at once. On a fresh home
+    each would create the SQLite storage and stamp its schema version, and two stamps break the
+    code server ("more than one head", seen in CI). After `create_instance_storage`, three
+    processes opening the instance at the same moment all succeed and leave one version each."""
+    from cli.dagster_home import prepare_dagster_home
+    from cli.ui import create_instance_storage
+
+    monkeypatch.setenv("DAGSTER_HOME", "")  # unset for prepare_dagster_home; what it sets is undone after
+    home = prepare_dagster_home(tmp_path / "warehouse")
+    create_instance_storage(home)
+    opening = f"from dagster import DagsterInstance\nwith DagsterInstance.from_config({str(home)!r}): pass"
+    together = [subprocess.Popen([sys.executable, "-c", opening], stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    errors = [process.communicate(timeout=120)[1] for process in together]
+    assert all(process.returncode == 0 for process in together), errors
+    databases = sorted(home.rglob("*.db"))
+    assert any(database.name == "schedules.db" for database in databases)
+    for database in databases:
+        with closing(sqlite3.connect(database)) as connection:
+            assert len(connection.execute("SELECT * FROM alembic_version").fetchall()) == 1, database
