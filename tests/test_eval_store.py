@@ -736,6 +736,7 @@ def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(wareh
     """A second evaluation of the router, in a new process, encodes none of the examples again."""
     from advisor.index import embed_e5, vector_cache, warm_vectors
     from advisor.index.layout import builds_dir, latest_build_dir
+    from advisor.intents import seed_vectors
     from advisor.intents.dataset import load_intent_examples
     from eval.entry import intent_evaluation
 
@@ -748,6 +749,7 @@ def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(wareh
         monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.append(len(texts)) or encode(texts, query))
         monkeypatch.setattr(vector_cache, "_PROCESS", {})  # nothing in this process's memory
         monkeypatch.setattr(warm_vectors, "warm", lambda embedder: 0)  # nor in a shipped file
+        monkeypatch.setattr(seed_vectors, "warm", lambda embedder: 0)
         first = intent_evaluation(build_dir, examples, con)
         monkeypatch.setattr(vector_cache, "_PROCESS", {})  # a new process
         encoded_first = sum(encoded)
@@ -757,6 +759,29 @@ def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(wareh
         con.close()
     assert encoded_first > 0 and encoded == []
     assert second[2] == first[2] and len(second[2]) == 30
+
+
+def test_the_intent_evaluation_of_a_fresh_process_encodes_none_of_the_demos_held_out_examples(warehouse_copy,
+                                                                                                  monkeypatch):
+    """`advisor eval` in its own process, with an empty lakehouse cache: the held-out examples are
+    the demo's own (in its shipped file) or seeds every institution shares (in the seeds' file, as
+    the build trained on them), so the router's check encodes none; before, the seeds cost ~600
+    encodings (20 s on two cores, over a minute in CI) in every such process."""
+    from advisor.index import embed_e5, vector_cache, warm_vectors
+    from advisor.index.layout import builds_dir, latest_build_dir
+    from advisor.intents.dataset import load_intent_examples
+    from eval.entry import intent_evaluation
+
+    with duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True) as con:
+        examples = [e for e in load_intent_examples(con) if e.split == "test"]
+    encoded: list[str] = []
+    encode = embed_e5._encode
+    monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.extend(texts) or encode(texts, query))
+    monkeypatch.setattr(vector_cache, "_PROCESS", {})  # a new process: nothing in memory,
+    monkeypatch.setattr(warm_vectors, "_WARMED", set())  # and the shipped files not yet read
+    report, _, predictions = intent_evaluation(latest_build_dir(builds_dir(warehouse_copy)), examples)
+    assert report is not None and len(predictions) == len(examples) > 1000
+    assert encoded == []
 
 
 def test_advisor_eval_end_to_end(demo_warehouse, warehouse_copy, fake_runner, tmp_path, capsys):
