@@ -50,6 +50,7 @@ class ReferenceIndex:
     def __init__(self, references: Iterable[tuple[str, str]]) -> None:
         """`references`: (text, origin) pairs."""
         self.texts: list[tuple[str, str, str]] = []  # (normalized, text, origin)
+        self.gram_counts: list[int] = []  # distinct 3-grams per text: a Jaccard's union without the set
         self.exact: dict[str, int] = {}
         self.postings: dict[str, list[int]] = {}
         seen: set[str] = set()
@@ -61,7 +62,9 @@ class ReferenceIndex:
             row = len(self.texts)
             self.texts.append((norm, text, origin))
             self.exact[norm] = row
-            for gram in trigrams(norm):
+            grams = trigrams(norm)
+            self.gram_counts.append(len(grams))
+            for gram in grams:
                 self.postings.setdefault(gram, []).append(row)
 
     def __len__(self) -> int:
@@ -86,7 +89,7 @@ class ReferenceIndex:
             other, reference, origin = self.texts[row]
             if len(other) < MIN_CHARS:
                 continue
-            jaccard = count / len(grams | trigrams(other))
+            jaccard = count / (len(grams) + self.gram_counts[row] - count)  # |A ∪ B| = |A| + |B| - |A ∩ B|
             # the edit ratio can reach RATIO only when the lengths are close and 3-grams are shared
             ratio = SequenceMatcher(None, norm, other, autojunk=False).ratio() if jaccard >= 0.2 else 0.0
             if jaccard >= JACCARD or ratio >= RATIO:
