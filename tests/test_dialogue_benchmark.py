@@ -71,6 +71,26 @@ def test_generation_is_deterministic(generated, demo):
     assert bench.messages_hash(again) == bench.messages_hash(generated)
 
 
+def test_the_messages_are_the_same_whatever_port_the_site_is_served_from(generated, demo, monkeypatch):
+    """The draws key on a URL's path (seeds.site_key), as the intent dataset's splits do: the demo
+    served on another port (every test build, a staging copy) is asked the same messages, and a
+    build's shipped vectors hold them."""
+    from dataclasses import replace
+
+    from advisor.faq.store import faq_entries_from_build
+
+    _, config, build = demo
+    documents = bench._documents(build)
+
+    def moved(url: str) -> str:
+        return re.sub(r"^(https?://[^/:]+)(:\d+)?", r"\1:1", url)
+
+    assert any(moved(d["doc_url"]) != d["doc_url"] for d in documents)
+    monkeypatch.setattr(bench, "_documents", lambda _build: [{**d, "doc_url": moved(d["doc_url"])} for d in documents])
+    entries = [replace(e, source_url=moved(e.source_url)) for e in faq_entries_from_build(build)]
+    assert [m.text for m in bench.generate(build, config.institution, entries)] == [m.text for m in generated]
+
+
 def test_no_message_is_a_training_example_or_a_calibration_paraphrase(generated, demo):
     """A test of generalization, not of recall: no message equals an example of the intent dataset
     (the lakehouse's intent_examples), a rule paraphrase the FAQ threshold is calibrated on, or a

@@ -18,7 +18,8 @@ whether routing and the FAQ tier generalize to words they never saw. Only topic 
 (`topic_phrase`, the particles) is shared with the dataset: that is reading the institution's
 titles, not wording a message.
 
-Deterministic: the same build and institution give the same messages, ids and order.
+Deterministic: the same build and institution give the same messages, ids and order, from
+whatever host and port the site is served (the draws key on a URL's path: seeds.site_key).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from dataclasses import asdict, dataclass
 from advisor.faq.store import FAQEntry, faq_entries_from_build
 from advisor.index.store import IndexBuild
 from advisor.intents.dataset import particles_for, topic_phrase
-from advisor.intents.seeds import fill_institution, institution_names
+from advisor.intents.seeds import fill_institution, institution_names, site_key
 
 CATEGORIES = ("greeting", "ability", "smalltalk", "faq", "retrieval", "profile_independent", "out_of_scope")
 REGISTERS = ("polite", "banmal", "typo", "nospace", "emoji", "english", "mixed")
@@ -194,10 +195,10 @@ def _faq_messages(entries: Sequence[FAQEntry]) -> list[Message]:
     # for a student whose department is unknown: only questions of one entry are gold.
     questions = Counter(_norm(e.question) for e in entries)
     single = [e for e in entries if questions[_norm(e.question)] == 1]
-    chosen = sorted(single, key=lambda e: _hash("faq|" + e.source_url))[:FAQ_MESSAGES]
+    chosen = sorted(single, key=lambda e: _hash("faq|" + site_key(e.source_url)))[:FAQ_MESSAGES]
     out = []
     for entry in sorted(chosen, key=lambda e: e.source_url):
-        register, frame = FAQ_FRAMES[_pick("faqframe|" + entry.source_url, len(FAQ_FRAMES))]
+        register, frame = FAQ_FRAMES[_pick("faqframe|" + site_key(entry.source_url), len(FAQ_FRAMES))]
         out.append(_message(faq_text(entry.question, frame, register), "faq", register, "faq", "faq_entry",
                             GOLD_FAQ_STORE, faq_source=entry.source_url, source_url=entry.source_url, template=frame))
     return out
@@ -205,10 +206,10 @@ def _faq_messages(entries: Sequence[FAQEntry]) -> list[Message]:
 
 def _retrieval_messages(documents: Sequence[dict]) -> list[Message]:
     topics = _topics(d for d in documents if d["kind"] != "faq")
-    chosen = sorted(topics, key=lambda t: _hash("doc|" + t[0] + "|" + t[1]))[:RETRIEVAL_MESSAGES]
+    chosen = sorted(topics, key=lambda t: _hash("doc|" + site_key(t[0]) + "|" + t[1]))[:RETRIEVAL_MESSAGES]
     out = []
     for url, phrase in sorted(chosen):
-        register, frame = RETRIEVAL_FRAMES[_pick("docframe|" + url + phrase, len(RETRIEVAL_FRAMES))]
+        register, frame = RETRIEVAL_FRAMES[_pick("docframe|" + site_key(url) + phrase, len(RETRIEVAL_FRAMES))]
         text = frame.format(x=phrase, **particles_for(phrase))
         out.append(_message(text, "retrieval", register, "retrieval", "answer", GOLD_TEMPLATES, source_url=url,
                             template=frame))
@@ -222,15 +223,15 @@ def _profile_independent(entries: Sequence[FAQEntry], documents: Sequence[dict])
     open_docs = [d for d in documents if d["kind"] != "faq" and d["open"]]
     half = PROFILE_INDEPENDENT_MESSAGES // 2
     out = []
-    for entry in sorted(open_entries, key=lambda e: _hash("pi|" + e.source_url))[:half]:
+    for entry in sorted(open_entries, key=lambda e: _hash("pi|" + site_key(e.source_url)))[:half]:
         # a different frame than the faq category's draw for the same entry
-        register, frame = FAQ_FRAMES[(_pick("faqframe|" + entry.source_url, len(FAQ_FRAMES)) + 5) % len(FAQ_FRAMES)]
+        register, frame = FAQ_FRAMES[(_pick("faqframe|" + site_key(entry.source_url), len(FAQ_FRAMES)) + 5) % len(FAQ_FRAMES)]
         out.append(_message(faq_text(entry.question, frame, register), "profile_independent", register, "faq",
                             "no_question", GOLD_FAQ_STORE, faq_source=entry.source_url, source_url=entry.source_url,
                             template=frame))
-    topics = sorted(_topics(open_docs), key=lambda t: _hash("pidoc|" + t[0] + "|" + t[1]))
+    topics = sorted(_topics(open_docs), key=lambda t: _hash("pidoc|" + site_key(t[0]) + "|" + t[1]))
     for url, phrase in topics[:PROFILE_INDEPENDENT_MESSAGES - len(out)]:
-        register, frame = RETRIEVAL_FRAMES[(_pick("docframe|" + url + phrase, len(RETRIEVAL_FRAMES)) + 7)
+        register, frame = RETRIEVAL_FRAMES[(_pick("docframe|" + site_key(url) + phrase, len(RETRIEVAL_FRAMES)) + 7)
                                            % len(RETRIEVAL_FRAMES)]
         out.append(_message(frame.format(x=phrase, **particles_for(phrase)), "profile_independent", register,
                             "retrieval", "no_question", GOLD_TEMPLATES, source_url=url, template=frame))
