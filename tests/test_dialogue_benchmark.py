@@ -73,8 +73,8 @@ def test_generation_is_deterministic(generated, demo):
 
 def test_the_messages_are_the_same_whatever_port_the_site_is_served_from(generated, demo, monkeypatch):
     """The draws key on a URL's path (seeds.site_key), as the intent dataset's splits do: the demo
-    served on another port (every test build, a staging copy) is asked the same messages, and a
-    build's shipped vectors hold them."""
+    served on another port (every test build, a staging copy) is asked the same messages, which
+    its shipped vectors can then hold."""
     from dataclasses import replace
 
     from advisor.faq.store import faq_entries_from_build
