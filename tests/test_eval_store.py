@@ -732,27 +732,40 @@ def run_eval(argv, capsys):
     return code, out, err
 
 
+def _held_out_intent_examples(con) -> list:
+    from advisor.intents.dataset import load_intent_examples
+
+    return [e for e in load_intent_examples(con) if e.split == "test"]
+
+
+def _encodings_in_a_new_process(monkeypatch) -> list[str]:
+    """The texts the e5 encoder computes from now on, with nothing in this process's memory."""
+    from advisor.index import embed_e5, vector_cache
+
+    encoded: list[str] = []
+    encode = embed_e5._encode
+    monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.extend(texts) or encode(texts, query))
+    monkeypatch.setattr(vector_cache, "_PROCESS", {})
+    return encoded
+
+
 def test_the_intent_evaluation_reads_and_fills_the_lakehouses_vector_cache(warehouse_copy, monkeypatch):
     """A second evaluation of the router, in a new process, encodes none of the examples again."""
-    from advisor.index import embed_e5, vector_cache, warm_vectors
+    from advisor.index import vector_cache, warm_vectors
     from advisor.index.layout import builds_dir, latest_build_dir
     from advisor.intents import seed_vectors
-    from advisor.intents.dataset import load_intent_examples
     from eval.entry import intent_evaluation
 
     build_dir = latest_build_dir(builds_dir(warehouse_copy))
     con = duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"))
     try:
-        examples = [e for e in load_intent_examples(con) if e.split == "test"][-30:]
-        encoded: list[int] = []
-        encode = embed_e5._encode
-        monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.append(len(texts)) or encode(texts, query))
-        monkeypatch.setattr(vector_cache, "_PROCESS", {})  # nothing in this process's memory
+        examples = _held_out_intent_examples(con)[-30:]
+        encoded = _encodings_in_a_new_process(monkeypatch)
         monkeypatch.setattr(warm_vectors, "warm", lambda embedder: 0)  # nor in a shipped file
         monkeypatch.setattr(seed_vectors, "warm", lambda embedder: 0)
         first = intent_evaluation(build_dir, examples, con)
         monkeypatch.setattr(vector_cache, "_PROCESS", {})  # a new process
-        encoded_first = sum(encoded)
+        encoded_first = len(encoded)
         encoded.clear()
         second = intent_evaluation(build_dir, examples, con)
     finally:
@@ -767,18 +780,14 @@ def test_the_intent_evaluation_of_a_fresh_process_encodes_none_of_the_demos_held
     the demo's own (in its shipped file) or seeds every institution shares (in the seeds' file, as
     the build trained on them), so the router's check encodes none; before, the seeds cost ~600
     encodings (20 s on two cores, over a minute in CI) in every such process."""
-    from advisor.index import embed_e5, vector_cache, warm_vectors
+    from advisor.index import warm_vectors
     from advisor.index.layout import builds_dir, latest_build_dir
-    from advisor.intents.dataset import load_intent_examples
     from eval.entry import intent_evaluation
 
     with duckdb.connect(str(warehouse_copy / "lakehouse.duckdb"), read_only=True) as con:
-        examples = [e for e in load_intent_examples(con) if e.split == "test"]
-    encoded: list[str] = []
-    encode = embed_e5._encode
-    monkeypatch.setattr(embed_e5, "_encode", lambda texts, query: encoded.extend(texts) or encode(texts, query))
-    monkeypatch.setattr(vector_cache, "_PROCESS", {})  # a new process: nothing in memory,
-    monkeypatch.setattr(warm_vectors, "_WARMED", set())  # and the shipped files not yet read
+        examples = _held_out_intent_examples(con)
+    encoded = _encodings_in_a_new_process(monkeypatch)
+    monkeypatch.setattr(warm_vectors, "_WARMED", set())  # nor the shipped files read yet
     report, _, predictions = intent_evaluation(latest_build_dir(builds_dir(warehouse_copy)), examples)
     assert report is not None and len(predictions) == len(examples) > 1000
     assert encoded == []

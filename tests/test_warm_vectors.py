@@ -1,7 +1,8 @@
 """The example institutions' shipped vectors (advisor/index/warm_vectors.py) are a warm cache that
 must stay true: made by the encoder this environment runs, equal (up to the CPU's rounding) to
-what it computes for the same texts, and covering what the demo's build encodes. And a cache only: another model's file is
-ignored, a text no file holds is encoded, the files are read once per process."""
+what it computes for the same texts, and covering what the demo's build encodes. And a cache
+only: another model's file is ignored, a text no file holds is encoded, the files are read once
+per process."""
 
 from __future__ import annotations
 
